@@ -1,0 +1,1 @@
+#include "tile_tour.cpp"  // the same program, compiled by nvcc for the GPU

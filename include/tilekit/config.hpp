@@ -1,0 +1,38 @@
+// tilekit/config.hpp - compiler and target switches shared by every header.
+//
+// The algorithm headers are plain C++17 so that the CPU simulator (tilekit::sim)
+// can compile them with g++ alone; under nvcc the same functions become
+// __host__ __device__ templates.
+#pragma once
+
+#if defined(__CUDACC__)
+#  define TILEKIT_HD __host__ __device__ __forceinline__
+#  define TILEKIT_DEVICE __device__ __forceinline__
+// Algorithms are __host__ __device__ templates; the group they are instantiated
+// with decides where they can run (GPU groups: device only, sim groups: host only).
+#  define TILEKIT_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#  define TILEKIT_UNROLL _Pragma("unroll")
+#else
+#  define TILEKIT_HD inline
+#  define TILEKIT_DEVICE inline
+#  define TILEKIT_EXEC_CHECK_DISABLE
+#  define TILEKIT_UNROLL
+#endif
+
+// True while compiling code that will run on a GPU.
+#if defined(__CUDA_ARCH__)
+#  define TILEKIT_DEVICE_PASS 1
+#else
+#  define TILEKIT_DEVICE_PASS 0
+#endif
+
+// redux.sync (__reduce_*_sync) exists from sm_80 on.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#  define TILEKIT_HAS_REDUX 1
+#else
+#  define TILEKIT_HAS_REDUX 0
+#endif
+
+#define TILEKIT_VERSION_MAJOR 0
+#define TILEKIT_VERSION_MINOR 1
+#define TILEKIT_VERSION_PATCH 0

@@ -1,0 +1,68 @@
+// tilekit/launch.cuh - run one kernel body on the GPU in the same shape the
+// simulator runs it (tilekit::sim::launch):
+//
+//   struct body {
+//     template <class Ctx> TILEKIT_HD void operator()(Ctx& ctx) const {
+//       auto warp = tilekit::tiled_partition<32>(ctx.block());
+//       ...
+//     }
+//   };
+//   tilekit::launch(grid, block, stream, body{...}, shared_bytes);   // GPU
+//   tilekit::sim::launch(grid, block, body{...}, shared_bytes);      // CPU
+//
+// The body is called once per thread with a context: ctx.block() is the block
+// group, ctx.shared<T>() the block's dynamic shared memory viewed as a T,
+// ctx.shared_array<T>(count) as an array of count T.
+#pragma once
+#include <tilekit/groups.cuh>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace tilekit {
+
+/// What a kernel body sees of its launch on the GPU.
+class gpu_context {
+ public:
+  __device__ block<> block() const { return tilekit::block<>(); }
+  template <unsigned Threads>
+  __device__ tilekit::block<Threads> block() const { return tilekit::block<Threads>(); }
+
+  /// The dynamic shared memory of this block as a T (16-byte aligned).
+  /// @pre the launch asked for at least sizeof(T) bytes of shared memory.
+  template <class T>
+  __device__ T& shared() const {
+    return *shared_array<T>(1);
+  }
+  /// The dynamic shared memory of this block as an array of count T (16-byte aligned).
+  /// @pre the launch asked for at least count * sizeof(T) bytes of shared memory.
+  template <class T>
+  __device__ T* shared_array(std::size_t /*count*/) const {
+    extern __shared__ __align__(16) unsigned char tilekit_dynamic_shared[];
+    return reinterpret_cast<T*>(tilekit_dynamic_shared);
+  }
+};
+
+namespace detail {
+template <class Body>
+__global__ void body_kernel(Body body) {
+  gpu_context ctx;
+  body(ctx);
+}
+}  // namespace detail
+
+/// Launches body on grid x block threads in stream with shared_bytes of dynamic
+/// shared memory; returns the launch's error (cudaSuccess if it was queued).
+template <class Body>
+cudaError_t launch(dim3 grid, dim3 block, cudaStream_t stream, const Body& body, std::size_t shared_bytes = 0) {
+  if (shared_bytes > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(detail::body_kernel<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes));
+    if (e != cudaSuccess) return e;
+  }
+  detail::body_kernel<<<grid, block, shared_bytes, stream>>>(body);
+  return cudaGetLastError();
+}
+
+}  // namespace tilekit

@@ -1,0 +1,625 @@
+// tilekit/sim/runtime.hpp - the simulator's engine: simulated threads as fibers,
+// a deterministic scheduler, warp collectives with CUDA's lane semantics, block
+// barriers, and the checks that turn misuse into tilekit::sim::error.
+//
+// Every simulated thread is a Boost.Context fiber on the calling OS thread.
+// The scheduler resumes runnable threads round-robin (blocks in index order,
+// threads in rank order); a thread runs until it reaches a warp collective, a
+// block barrier, an atomic or a spin-wait. A collective completes when the last
+// lane named in its mask arrives: that lane computes every lane's result.
+// Plain C++17: no CUDA toolkit needed.
+#pragma once
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tilekit::sim {
+
+/// Misuse found by the simulator (divergent collective, barrier not reached by
+/// every thread, read from an inactive lane, shared memory overrun, ...).
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Grid and block extents; a plain integer converts (x = n, y = z = 1).
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+  constexpr std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+};
+
+/// How a launch runs.
+struct options {
+  std::size_t shared_bytes = 0;          ///< dynamic shared memory per block
+  bool trace = false;                    ///< print every collective step (also: TILEKIT_SIM_TRACE=1)
+  std::ostream* trace_stream = nullptr;  ///< where the trace goes (default std::cout)
+  unsigned resident_blocks = 4;          ///< blocks in flight at once, like blocks resident on SMs
+  std::size_t stack_bytes = 256 * 1024;  ///< stack of each simulated thread
+};
+
+namespace detail {
+
+enum class op : unsigned char {
+  shfl_idx, shfl_up, shfl_down, shfl_bfly, ballot, any, all, match_any, match_all,
+  redux_add, redux_min, redux_max, redux_and, redux_or, redux_xor, syncwarp
+};
+
+inline const char* op_name(op k) {
+  switch (k) {
+    case op::shfl_idx: return "shfl";
+    case op::shfl_up: return "shfl_up";
+    case op::shfl_down: return "shfl_down";
+    case op::shfl_bfly: return "shfl_xor";
+    case op::ballot: return "ballot";
+    case op::any: return "any";
+    case op::all: return "all";
+    case op::match_any: return "match_any";
+    case op::match_all: return "match_all";
+    case op::redux_add: return "reduce_add (redux.sync)";
+    case op::redux_min: return "reduce_min (redux.sync)";
+    case op::redux_max: return "reduce_max (redux.sync)";
+    case op::redux_and: return "reduce_and (redux.sync)";
+    case op::redux_or: return "reduce_or (redux.sync)";
+    case op::redux_xor: return "reduce_xor (redux.sync)";
+    case op::syncwarp: return "syncwarp";
+  }
+  return "?";
+}
+
+inline bool is_shuffle(op k) { return k == op::shfl_idx || k == op::shfl_up || k == op::shfl_down || k == op::shfl_bfly; }
+inline bool is_redux(op k) { return k >= op::redux_add && k <= op::redux_xor; }
+
+/// Writes one value of the collective's type (bytes of a T) for the trace.
+using printer = void (*)(std::ostream&, const unsigned char*);
+
+/// One lane's operands and results in a warp collective.
+struct lane_io {
+  std::vector<unsigned char> in, out;
+  unsigned b = 0;        // source lane, delta or lane mask; the predicate for votes
+  unsigned src = 0;      // the lane a shuffle read from (for the trace)
+  unsigned result = 0;   // vote / match mask
+  bool pred = false;     // match_all's predicate
+};
+
+struct collective {
+  op kind;
+  unsigned mask;
+  unsigned width;
+  std::size_t bytes;
+  bool is_signed;
+  printer print;
+  unsigned arrived = 0;
+};
+
+struct block_state;
+
+struct sim_thread {
+  enum class state { runnable, collective, barrier, done };
+  block_state* blk = nullptr;
+  unsigned rank = 0;  // linear rank in the block
+  dim3 index;         // threadIdx
+  unsigned warp = 0, lane = 0;
+  state st = state::runnable;
+  const char* waits_in = nullptr;  // description of the wait, for deadlock reports
+  boost::context::fiber self;          // this thread, while suspended
+  boost::context::fiber to_scheduler;  // the scheduler, while this thread runs
+  lane_io io;
+};
+
+struct warp_state {
+  std::vector<collective> pending;
+};
+
+struct block_state {
+  dim3 index;
+  std::uint64_t linear = 0;
+  std::vector<sim_thread> threads;
+  std::vector<warp_state> warps;
+  std::vector<unsigned char> shared;
+  unsigned at_barrier = 0;
+  unsigned finished = 0;
+  bool started = false;
+};
+
+inline std::string hex(unsigned m) {
+  std::ostringstream s;
+  s << "0x" << std::hex << std::setw(8) << std::setfill('0') << m;
+  return s.str();
+}
+
+// "0-15,17,20-21"
+inline std::string lane_list(unsigned m) {
+  std::ostringstream s;
+  bool first = true;
+  for (unsigned l = 0; l < 32;) {
+    if (!((m >> l) & 1)) { ++l; continue; }
+    unsigned e = l;
+    while (e + 1 < 32 && ((m >> (e + 1)) & 1)) ++e;
+    s << (first ? "" : ",") << l;
+    if (e > l) s << "-" << e;
+    first = false;
+    l = e + 1;
+  }
+  return first ? std::string("none") : s.str();
+}
+
+inline std::string describe(op k, unsigned mask, unsigned width) {
+  std::ostringstream s;
+  s << op_name(k) << " (mask " << hex(mask);
+  if (is_shuffle(k)) s << ", width " << width;
+  // A mask of 2^k consecutive lanes starting at a multiple of 2^k is a tile<2^k>.
+  const unsigned count = static_cast<unsigned>(__builtin_popcount(mask));
+  const unsigned first = mask ? static_cast<unsigned>(__builtin_ctz(mask)) : 0;
+  if (count > 0 && (count & (count - 1)) == 0 && first % count == 0 &&
+      mask == (count == 32 ? ~0u : ((1u << count) - 1u) << first))
+    s << ": tile<" << count << "> of lanes " << first << "-" << first + count - 1;
+  s << ")";
+  return s.str();
+}
+
+inline std::string block_name(const block_state& b) {
+  std::ostringstream s;
+  s << "block (" << b.index.x << "," << b.index.y << "," << b.index.z << ")";
+  return s.str();
+}
+
+/// Stacks for the fibers: guard-paged, recycled between threads and launches.
+class stack_pool {
+ public:
+  explicit stack_pool(std::size_t bytes) : alloc_(bytes) {}
+  stack_pool(const stack_pool&) = delete;
+  ~stack_pool() {
+    for (auto& s : free_) alloc_.deallocate(s);
+  }
+  boost::context::stack_context allocate() {
+#if !defined(__SANITIZE_ADDRESS__)
+    if (!free_.empty()) {
+      auto s = free_.back();
+      free_.pop_back();
+      return s;
+    }
+#endif
+    return alloc_.allocate();
+  }
+  void deallocate(boost::context::stack_context& s) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+    alloc_.deallocate(s);  // no reuse: stale stack poisoning would confuse AddressSanitizer
+#else
+    free_.push_back(s);
+#endif
+  }
+  static stack_pool& of_size(std::size_t bytes) {
+    static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
+    auto& p = pools[bytes];
+    if (!p) p = std::make_unique<stack_pool>(bytes);
+    return *p;
+  }
+
+ private:
+  boost::context::protected_fixedsize_stack alloc_;
+  std::vector<boost::context::stack_context> free_;
+};
+
+struct pooled_stack {
+  stack_pool* pool;
+  boost::context::stack_context allocate() { return pool->allocate(); }
+  void deallocate(boost::context::stack_context& s) noexcept { pool->deallocate(s); }
+};
+
+class runtime {
+ public:
+  using entry_fn = std::function<void(sim_thread&)>;
+
+  runtime(dim3 grid, dim3 block, const options& opt, entry_fn entry)
+      : grid_(grid), block_(block), opt_(opt), entry_(std::move(entry)) {
+    if (grid.count() == 0) throw error("tilekit::sim::launch: the grid is empty (a dimension is 0)");
+    if (block.count() == 0 || block.count() > 1024)
+      throw error("tilekit::sim::launch: a block needs 1 to 1024 threads, got " + std::to_string(block.count()));
+    if (opt.resident_blocks == 0) throw error("tilekit::sim::launch: options.resident_blocks must be at least 1");
+    const char* env = std::getenv("TILEKIT_SIM_TRACE");
+    trace_ = opt.trace || (env && *env && std::string(env) != "0");
+    trace_out_ = opt.trace_stream ? opt.trace_stream : &std::cout;
+  }
+
+  /// The runtime of the launch in progress on this OS thread.
+  static runtime*& current() {
+    static thread_local runtime* rt = nullptr;
+    return rt;
+  }
+  static runtime& get() {
+    runtime* rt = current();
+    if (!rt) throw error("tilekit::sim: a simulated primitive was called outside tilekit::sim::launch");
+    return *rt;
+  }
+  sim_thread& self() { return *running_; }
+  unsigned block_threads() const { return static_cast<unsigned>(block_.count()); }
+  const dim3& grid_dim() const { return grid_; }
+  const dim3& block_dim() const { return block_; }
+  std::size_t shared_bytes() const { return opt_.shared_bytes; }
+  bool tracing() const { return trace_; }
+  std::ostream& trace_out() { return *trace_out_; }
+
+  /// Runs every block to completion; rethrows the first error.
+  void run() {
+    struct scope {
+      runtime* prev;
+      explicit scope(runtime* rt) : prev(current()) { current() = rt; }
+      ~scope() { current() = prev; }
+    } in_launch(this);
+    const std::uint64_t blocks = grid_.count();
+    std::uint64_t next_block = 0;
+    std::vector<std::unique_ptr<block_state>> resident;
+    try {
+      for (;;) {
+        while (resident.size() < opt_.resident_blocks && next_block < blocks) resident.push_back(make_block(next_block++));
+        if (resident.empty()) break;
+        bool progressed = false;
+        for (auto& b : resident) {
+          for (auto& t : b->threads) {
+            if (t.st != sim_thread::state::runnable) continue;
+            progressed = true;
+            running_ = &t;
+            t.self = std::move(t.self).resume();
+            running_ = nullptr;
+            if (failure_) std::rethrow_exception(failure_);
+          }
+        }
+        const auto before = resident.size();
+        resident.erase(std::remove_if(resident.begin(), resident.end(),
+                                      [](const auto& b) { return b->finished == b->threads.size(); }),
+                       resident.end());
+        if (!progressed && resident.size() == before) throw error(deadlock_report(resident));
+      }
+    } catch (...) {
+      running_ = nullptr;
+      resident.clear();  // unwinds the suspended fibers
+      throw;
+    }
+  }
+
+  // ---- called from inside a simulated thread ----
+
+  /// Lets the other threads run; this one stays runnable.
+  void yield() { switch_to_scheduler(); }
+
+  /// A warp collective. The caller has filled self().io.in / .b; on return
+  /// self().io.out / .result / .pred hold this lane's results.
+  void warp_collective(op kind, unsigned mask, unsigned width, std::size_t bytes, bool is_signed, printer print) {
+    sim_thread& t = self();
+    block_state& b = *t.blk;
+    const std::string where = block_name(b) + ", warp " + std::to_string(t.warp);
+    if (!((mask >> t.lane) & 1))
+      throw error("tilekit::sim: " + where + ": lane " + std::to_string(t.lane) + " calls " + describe(kind, mask, width) +
+                  ", whose mask does not include the calling lane");
+    if (is_shuffle(kind) && (width == 0 || width > 32 || (width & (width - 1)) != 0))
+      throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " from lane " + std::to_string(t.lane) +
+                  ": width must be a power of two from 1 to 32");
+    check_lanes_alive(b, t.warp, mask, kind, width, where);
+
+    warp_state& w = b.warps[t.warp];
+    collective* c = nullptr;
+    for (auto& p : w.pending) {
+      if (!(p.mask & mask)) continue;
+      if (p.mask != mask || p.kind != kind || p.width != width || p.bytes != bytes)
+        throw error("tilekit::sim: " + where + ": divergent collective: lanes " + lane_list(p.arrived) + " wait in " +
+                    describe(p.kind, p.mask, p.width) + " while lane " + std::to_string(t.lane) + " calls " +
+                    describe(kind, mask, width));
+      c = &p;
+    }
+    if (!c) {
+      w.pending.push_back(collective{kind, mask, width, bytes, is_signed, print, 0});
+      c = &w.pending.back();
+    }
+    c->arrived |= 1u << t.lane;
+    if (c->arrived == mask) {
+      const collective done = *c;
+      w.pending.erase(w.pending.begin() + (c - w.pending.data()));
+      complete(b, t.warp, done);
+      return;
+    }
+    t.st = sim_thread::state::collective;
+    t.waits_in = op_name(kind);
+    switch_to_scheduler();
+  }
+
+  /// Block-wide barrier (__syncthreads).
+  void barrier() {
+    sim_thread& t = self();
+    block_state& b = *t.blk;
+    if (b.finished > 0)
+      throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
+                  " reaches the block barrier, but threads " + finished_threads(b) +
+                  " have exited without reaching it; a barrier must be reached by every thread of the block");
+    if (++b.at_barrier == b.threads.size()) {
+      b.at_barrier = 0;
+      for (auto& o : b.threads)
+        if (o.st == sim_thread::state::barrier) o.st = sim_thread::state::runnable;
+      if (trace_) trace_out() << "[sim] " << block_name(b) << ": barrier, " << b.threads.size() << " threads\n";
+      return;
+    }
+    t.st = sim_thread::state::barrier;
+    t.waits_in = "the block barrier";
+    switch_to_scheduler();
+  }
+
+  /// The block's dynamic shared memory, checked against the launch's size.
+  unsigned char* shared(std::size_t bytes_needed) {
+    block_state& b = *self().blk;
+    if (bytes_needed > b.shared.size())
+      throw error("tilekit::sim: " + block_name(b) + ": shared storage of " + std::to_string(bytes_needed) +
+                  " bytes used, but the launch gave " + std::to_string(b.shared.size()) + " bytes of shared memory");
+    return b.shared.data();
+  }
+
+ private:
+  std::unique_ptr<block_state> make_block(std::uint64_t linear) {
+    auto b = std::make_unique<block_state>();
+    b->linear = linear;
+    b->index = dim3(static_cast<unsigned>(linear % grid_.x), static_cast<unsigned>(linear / grid_.x % grid_.y),
+                    static_cast<unsigned>(linear / (std::uint64_t(grid_.x) * grid_.y)));
+    const unsigned n = block_threads();
+    b->warps.resize((n + 31) / 32);
+    // Shared memory starts with garbage on a GPU; a fixed pattern makes reads of
+    // unwritten storage show up in results (and stay deterministic).
+    b->shared.assign(opt_.shared_bytes, 0xA5);
+    b->threads = std::vector<sim_thread>(n);
+    for (unsigned r = 0; r < n; ++r) {
+      sim_thread& t = b->threads[r];
+      t.blk = b.get();
+      t.rank = r;
+      t.index = dim3(r % block_.x, r / block_.x % block_.y, r / (block_.x * block_.y));
+      t.warp = r / 32;
+      t.lane = r % 32;
+      t.self = boost::context::fiber(std::allocator_arg, pooled_stack{&stack_pool::of_size(opt_.stack_bytes)},
+                                     [this, &t](boost::context::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
+    }
+    return b;
+  }
+
+  boost::context::fiber thread_main(sim_thread& t, boost::context::fiber&& scheduler) {
+    t.to_scheduler = std::move(scheduler);
+    try {
+      entry_(t);
+      finish(t);
+    } catch (const boost::context::detail::forced_unwind&) {
+      throw;  // the fiber is being destroyed: let Boost unwind it
+    } catch (...) {
+      if (!failure_) failure_ = std::current_exception();
+      t.st = sim_thread::state::done;
+    }
+    return std::move(t.to_scheduler);
+  }
+
+  void switch_to_scheduler() {
+    sim_thread& t = self();
+    t.to_scheduler = std::move(t.to_scheduler).resume();
+  }
+
+  void finish(sim_thread& t) {
+    block_state& b = *t.blk;
+    for (const auto& p : b.warps[t.warp].pending)
+      if ((p.mask >> t.lane) & 1)
+        throw error("tilekit::sim: " + block_name(b) + ", warp " + std::to_string(t.warp) + ": lane " +
+                    std::to_string(t.lane) + " exited while lanes " + lane_list(p.arrived) + " wait for it in " +
+                    describe(p.kind, p.mask, p.width));
+    if (b.at_barrier > 0)
+      throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
+                  " exited without reaching the block barrier where " + std::to_string(b.at_barrier) + " of " +
+                  std::to_string(b.threads.size()) + " threads wait");
+    t.st = sim_thread::state::done;
+    ++b.finished;
+  }
+
+  void check_lanes_alive(const block_state& b, unsigned warp, unsigned mask, op kind, unsigned width,
+                         const std::string& where) const {
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!((mask >> l) & 1)) continue;
+      const unsigned r = warp * 32 + l;
+      if (r >= b.threads.size())
+        throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
+                    ", which does not exist (the block has " + std::to_string(b.threads.size()) + " threads)");
+      if (b.threads[r].st == sim_thread::state::done)
+        throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
+                    ", which has exited");
+    }
+  }
+
+  static std::string finished_threads(const block_state& b) {
+    std::ostringstream s;
+    unsigned shown = 0;
+    for (const auto& t : b.threads)
+      if (t.st == sim_thread::state::done && shown++ < 16) s << (shown > 1 ? "," : "") << t.rank;
+    if (shown > 16) s << ",...";
+    return s.str();
+  }
+
+  std::string deadlock_report(const std::vector<std::unique_ptr<block_state>>& resident) const {
+    std::ostringstream s;
+    s << "tilekit::sim: deadlock: no simulated thread can run.";
+    for (const auto& b : resident) {
+      s << "\n  " << block_name(*b) << ":";
+      // Group consecutive threads that wait in the same place.
+      for (std::size_t i = 0; i < b->threads.size();) {
+        const auto& t = b->threads[i];
+        std::size_t j = i;
+        auto same = [&](const sim_thread& o) { return o.st == t.st && o.waits_in == t.waits_in; };
+        while (j + 1 < b->threads.size() && same(b->threads[j + 1])) ++j;
+        s << "\n    threads " << i << "-" << j << ": ";
+        switch (t.st) {
+          case sim_thread::state::done: s << "exited"; break;
+          case sim_thread::state::barrier: s << "wait at the block barrier"; break;
+          case sim_thread::state::collective: s << "wait in warp collective " << t.waits_in; break;
+          case sim_thread::state::runnable: s << "runnable"; break;
+        }
+        i = j + 1;
+      }
+      for (std::size_t w = 0; w < b->warps.size(); ++w)
+        for (const auto& p : b->warps[w].pending)
+          s << "\n    warp " << w << ": " << describe(p.kind, p.mask, p.width) << " has lanes " << lane_list(p.arrived)
+            << ", still waits for lanes " << lane_list(p.mask & ~p.arrived);
+    }
+    return s.str();
+  }
+
+  // Computes every lane's result of a collective whose lanes have all arrived.
+  void complete(block_state& b, unsigned warp, const collective& c) {
+    auto lane_thread = [&](unsigned l) -> sim_thread& { return b.threads[warp * 32 + l]; };
+    const std::string where = block_name(b) + ", warp " + std::to_string(warp);
+    if (is_shuffle(c.kind)) {
+      // PTX shfl.sync: c = ((32 - width) << 8) | clamp, clamp = 0 for up, 31 otherwise.
+      const unsigned segmask = (32u - c.width) & 31u;
+      const unsigned clamp = c.kind == op::shfl_up ? 0u : 31u;
+      for (unsigned l = 0; l < 32; ++l) {
+        if (!((c.mask >> l) & 1)) continue;
+        lane_io& io = lane_thread(l).io;
+        const std::int64_t max_lane = (l & segmask) | (clamp & ~segmask);
+        const std::int64_t min_lane = l & segmask;
+        std::int64_t j = 0;
+        bool in_range = false;
+        switch (c.kind) {
+          case op::shfl_up: j = std::int64_t(l) - io.b; in_range = j >= max_lane; break;
+          case op::shfl_down: j = std::int64_t(l) + io.b; in_range = j <= max_lane; break;
+          case op::shfl_bfly: j = std::int64_t(l ^ io.b); in_range = j <= max_lane; break;
+          default: j = min_lane | (io.b & 31u & ~segmask); in_range = j <= max_lane; break;
+        }
+        if (!in_range) j = l;
+        const unsigned src = static_cast<unsigned>(j);
+        if (!((c.mask >> src) & 1))
+          throw error("tilekit::sim: " + where + ": lane " + std::to_string(l) + " reads lane " + std::to_string(src) +
+                      " in " + describe(c.kind, c.mask, c.width) +
+                      ", but that lane is not in the mask (inactive): the value would be undefined");
+        io.src = src;
+        io.out = lane_thread(src).io.in;
+      }
+    } else if (c.kind == op::ballot || c.kind == op::any || c.kind == op::all) {
+      unsigned votes = 0;
+      for (unsigned l = 0; l < 32; ++l)
+        if (((c.mask >> l) & 1) && lane_thread(l).io.b) votes |= 1u << l;
+      const unsigned r = c.kind == op::ballot ? votes : c.kind == op::any ? unsigned(votes != 0) : unsigned(votes == c.mask);
+      for (unsigned l = 0; l < 32; ++l)
+        if ((c.mask >> l) & 1) lane_thread(l).io.result = r;
+    } else if (c.kind == op::match_any || c.kind == op::match_all) {
+      bool all_equal = true;
+      const unsigned first = c.mask ? static_cast<unsigned>(__builtin_ctz(c.mask)) : 0;
+      for (unsigned l = 0; l < 32; ++l) {
+        if (!((c.mask >> l) & 1)) continue;
+        unsigned same = 0;
+        for (unsigned k = 0; k < 32; ++k)
+          if (((c.mask >> k) & 1) && lane_thread(k).io.in == lane_thread(l).io.in) same |= 1u << k;
+        lane_thread(l).io.result = same;
+        if (lane_thread(l).io.in != lane_thread(first).io.in) all_equal = false;
+      }
+      if (c.kind == op::match_all)
+        for (unsigned l = 0; l < 32; ++l)
+          if ((c.mask >> l) & 1) {
+            lane_thread(l).io.result = all_equal ? c.mask : 0u;
+            lane_thread(l).io.pred = all_equal;
+          }
+    } else if (is_redux(c.kind)) {
+      std::uint32_t acc = 0;
+      bool started = false;
+      for (unsigned l = 0; l < 32; ++l) {
+        if (!((c.mask >> l) & 1)) continue;
+        std::uint32_t v;
+        std::memcpy(&v, lane_thread(l).io.in.data(), 4);
+        if (!started) { acc = v; started = true; continue; }
+        const auto sv = static_cast<std::int32_t>(v), sa = static_cast<std::int32_t>(acc);
+        switch (c.kind) {
+          case op::redux_add: acc += v; break;
+          case op::redux_min: acc = c.is_signed ? (sv < sa ? v : acc) : std::min(acc, v); break;
+          case op::redux_max: acc = c.is_signed ? (sv > sa ? v : acc) : std::max(acc, v); break;
+          case op::redux_and: acc &= v; break;
+          case op::redux_or: acc |= v; break;
+          default: acc ^= v; break;
+        }
+      }
+      for (unsigned l = 0; l < 32; ++l)
+        if ((c.mask >> l) & 1) {
+          auto& out = lane_thread(l).io.out;
+          out.resize(4);
+          std::memcpy(out.data(), &acc, 4);
+        }
+    }
+    for (unsigned l = 0; l < 32; ++l)
+      if ((c.mask >> l) & 1) {
+        sim_thread& t = lane_thread(l);
+        if (t.st == sim_thread::state::collective) t.st = sim_thread::state::runnable;
+        t.waits_in = nullptr;
+      }
+    if (trace_) trace_collective(b, warp, c);
+  }
+
+  // One table per collective step: what each lane put in and got out.
+  void trace_collective(block_state& b, unsigned warp, const collective& c) {
+    auto& os = trace_out();
+    auto lane_thread = [&](unsigned l) -> sim_thread& { return b.threads[warp * 32 + l]; };
+    os << "[sim] " << block_name(b) << ", warp " << warp << ": " << describe(c.kind, c.mask, c.width);
+    if (is_shuffle(c.kind)) {
+      const unsigned lead = static_cast<unsigned>(__builtin_ctz(c.mask));
+      os << (c.kind == op::shfl_idx ? ", src lane " : c.kind == op::shfl_bfly ? ", lane mask " : ", delta ")
+         << lane_thread(lead).io.b;
+    }
+    os << "\n";
+    // Rows: lane, in, (for shuffles) the lane read from, out.
+    std::vector<std::string> rows[4];
+    const char* names[4] = {"lane", "in", "from", "out"};
+    std::vector<unsigned> lanes;
+    for (unsigned l = 0; l < 32; ++l)
+      if ((c.mask >> l) & 1) lanes.push_back(l);
+    for (unsigned l : lanes) {
+      const lane_io& io = lane_thread(l).io;
+      std::ostringstream in, out;
+      if (c.kind == op::syncwarp) {
+      } else if (c.print) {
+        c.print(in, io.in.data());
+      } else {
+        in << (io.b ? 1 : 0);
+      }
+      if (is_shuffle(c.kind) || is_redux(c.kind)) c.print(out, io.out.data());
+      else if (c.kind == op::any || c.kind == op::all) out << io.result;
+      else if (c.kind != op::syncwarp) out << hex(io.result);
+      rows[0].push_back(std::to_string(l));
+      rows[1].push_back(in.str());
+      rows[2].push_back(std::to_string(io.src));
+      rows[3].push_back(out.str());
+    }
+    std::size_t width = 1;
+    for (auto& r : rows)
+      for (auto& s : r) width = std::max(width, s.size());
+    for (std::size_t start = 0; start < lanes.size(); start += 16) {
+      for (int r = 0; r < 4; ++r) {
+        if (r == 2 && !is_shuffle(c.kind)) continue;
+        os << "  " << std::setw(5) << std::left << names[r] << std::right;
+        for (std::size_t i = start; i < std::min(lanes.size(), start + 16); ++i) os << " " << std::setw(int(width)) << rows[r][i];
+        os << "\n";
+      }
+    }
+  }
+
+  dim3 grid_, block_;
+  options opt_;
+  entry_fn entry_;
+  bool trace_ = false;
+  std::ostream* trace_out_ = nullptr;
+  sim_thread* running_ = nullptr;
+  std::exception_ptr failure_;
+};
+
+}  // namespace detail
+}  // namespace tilekit::sim

@@ -1,0 +1,80 @@
+// What the tile-level test cases share: operators per type, types, checks.
+// The including file defines `using backend = ...;` (tk_test::gpu_backend or tk_test::sim_backend).
+#pragma once
+#include "../common/test_support.hpp"
+
+
+#include <tuple>
+
+namespace tk_test {
+
+// Operators each type is tested with: every built-in, the same as custom functors,
+// and (under nvcc) the CUB/libcu++ operator types tilekit recognises.
+template <class T>
+struct ops_for {
+  using type = type_list<tilekit::plus, tilekit::minimum, tilekit::maximum, tilekit::bit_and, tilekit::bit_or,
+                         tilekit::bit_xor, custom_plus, custom_min, custom_max, custom_xor
+#if defined(__CUDACC__)
+                         , cuda::std::plus<>, cuda::minimum<>, cuda::maximum<>
+#endif
+                         >;
+};
+template <>
+struct ops_for<std::int8_t> {
+  using type = type_list<tilekit::plus, tilekit::minimum, tilekit::maximum, tilekit::bit_xor, custom_plus>;
+};
+template <>
+struct ops_for<std::int64_t> {
+  using type = type_list<tilekit::plus, tilekit::minimum, tilekit::maximum, tilekit::bit_xor, custom_plus>;
+};
+template <>
+struct ops_for<float> {
+  using type = type_list<tilekit::plus, tilekit::minimum, tilekit::maximum, custom_plus>;
+};
+template <>
+struct ops_for<double> {
+  using type = type_list<tilekit::plus, tilekit::minimum, tilekit::maximum, custom_plus>;
+};
+template <>
+struct ops_for<mat2> {
+  using type = type_list<mat_mul>;  // associative, not commutative
+};
+template <>
+struct ops_for<tracked> {
+  using type = type_list<tilekit::plus, custom_plus>;
+};
+
+using tile_value_types = std::tuple<std::int32_t, std::uint32_t, std::int8_t, std::int64_t, float, double, mat2, tracked>;
+
+inline std::uint64_t next_salt() {
+  static std::uint64_t salt = 0;
+  return ++salt;
+}
+
+// Mismatches are counted and the first few reported, so a broken case prints a
+// readable failure instead of thousands of lines.
+struct mismatch_log {
+  unsigned count = 0;
+  template <class T>
+  void expect(const T& got, const T& want, const std::string& what) {
+    if (same_value(got, want)) return;
+    if (++count <= 5) BOOST_ERROR(what << ": got " << show(got) << ", want " << show(want));
+  }
+  void expect_true(bool ok, const std::string& what) {
+    if (!ok && ++count <= 5) BOOST_ERROR(what);
+  }
+};
+
+inline std::string at(std::size_t block, std::size_t tile, unsigned lane) {
+  return "block " + std::to_string(block) + " tile " + std::to_string(tile) + " lane " + std::to_string(lane);
+}
+
+template <class B, class T, class F>
+void for_each_op_and_size(F&& f) {
+  for_each_type(typename ops_for<T>::type{}, [&](auto* op_tag) {
+    using Op = std::remove_pointer_t<decltype(op_tag)>;
+    for_each_size<1, 2, 4, 8, 16, 32>([&](auto size) { f(size, static_cast<Op*>(nullptr)); });
+  });
+}
+
+}  // namespace tk_test

@@ -1,0 +1,59 @@
+// The GPU as a test backend: device buffers, launches through tilekit::launch.
+#pragma once
+#include <tilekit/tilekit.cuh>
+
+#include <boost/test/unit_test.hpp>
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#define TK_CUDA_CHECK(call)                                                                           \
+  do {                                                                                                \
+    const cudaError_t tk_err_ = (call);                                                               \
+    if (tk_err_ != cudaSuccess) BOOST_FAIL(#call << " failed: " << cudaGetErrorString(tk_err_));      \
+  } while (0)
+
+namespace tk_test {
+
+template <class T>
+class device_buffer {
+ public:
+  explicit device_buffer(const std::vector<T>& init) : n_(init.size()) {
+    TK_CUDA_CHECK(cudaMalloc(&p_, bytes()));
+    TK_CUDA_CHECK(cudaMemcpy(p_, init.data(), bytes(), cudaMemcpyHostToDevice));
+  }
+  device_buffer(std::size_t n, const T& fill) : device_buffer(std::vector<T>(n, fill)) {}
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() { cudaFree(p_); }
+  T* data() { return p_; }
+  std::size_t size() const { return n_; }
+  std::vector<T> to_host() const {
+    std::vector<T> h(n_);
+    TK_CUDA_CHECK(cudaMemcpy(h.data(), p_, bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+ private:
+  std::size_t bytes() const { return n_ * sizeof(T) + (n_ == 0); }
+  std::size_t n_;
+  T* p_ = nullptr;
+};
+
+struct gpu_backend {
+  static constexpr const char* name = "gpu";
+  static constexpr unsigned tile_blocks = 40;
+  static constexpr unsigned tile_threads = 128;
+
+  template <class T>
+  using buffer = device_buffer<T>;
+
+  template <class Body>
+  static void run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+    TK_CUDA_CHECK(tilekit::launch(grid, block, 0, body, shared_bytes));
+    TK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+};
+
+}  // namespace tk_test

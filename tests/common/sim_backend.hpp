@@ -1,0 +1,37 @@
+// The simulator as a test backend: buffers are host vectors, launches run on fibers.
+#pragma once
+#include <tilekit/sim.cuh>
+
+#include <vector>
+
+namespace tk_test {
+
+template <class T>
+class host_buffer {
+ public:
+  explicit host_buffer(const std::vector<T>& init) : v_(init) {}
+  host_buffer(std::size_t n, const T& fill) : v_(n, fill) {}
+  T* data() { return v_.data(); }
+  std::size_t size() const { return v_.size(); }
+  std::vector<T> to_host() const { return v_; }
+
+ private:
+  std::vector<T> v_;
+};
+
+struct sim_backend {
+  static constexpr const char* name = "sim";
+  // Smaller launches than on the GPU: the same cases, less work per case.
+  static constexpr unsigned tile_blocks = 3;
+  static constexpr unsigned tile_threads = 64;
+
+  template <class T>
+  using buffer = host_buffer<T>;
+
+  template <class Body>
+  static void run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+    tilekit::sim::launch(grid, block, body, shared_bytes);
+  }
+};
+
+}  // namespace tk_test

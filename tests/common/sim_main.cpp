@@ -1,0 +1,3 @@
+// main() of every simulator test program (Boost.Test's own).
+#define BOOST_TEST_MODULE tilekit simulator tests
+#include <boost/test/unit_test.hpp>

@@ -1,0 +1,4 @@
+// Tile-level reduce on the GPU.
+#include "../common/gpu_backend.cuh"
+using backend = tk_test::gpu_backend;
+#include "../cases/tile_reduce.hpp"

@@ -1,0 +1,58 @@
+# Compiles snippets that misuse tilekit and checks each fails with its
+# actionable static_assert message. Run by ctest as host_static_asserts.
+#   -DCXX=<c++ compiler> [-DCUDA=<nvcc>] -DSOURCE_DIR=<tilekit> -DWORK_DIR=<scratch>
+#   [-DBOOST_INCLUDE=<dir>]
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(includes -I${SOURCE_DIR}/include -I${SOURCE_DIR}/algorithms)
+if(BOOST_INCLUDE)
+  list(APPEND includes -I${BOOST_INCLUDE})
+endif()
+
+function(expect_error compiler ext name code message)
+  set(file ${WORK_DIR}/${name}.${ext})
+  file(WRITE ${file} "${code}\n")
+  if(ext STREQUAL "cu")
+    set(cmd ${compiler} -std=c++17 ${includes} -c ${file} -o ${WORK_DIR}/${name}.o)
+  else()
+    set(cmd ${compiler} -std=c++17 ${includes} -fsyntax-only ${file})
+  endif()
+  execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(FIND "${out}${err}" "${message}" at)
+  if(rc EQUAL 0)
+    message(SEND_ERROR "${name}: compiled, but should have failed with: ${message}")
+  elseif(at EQUAL -1)
+    message(SEND_ERROR "${name}: failed without the expected message '${message}':\n${out}${err}")
+  else()
+    message(STATUS "${name}: fails as it should: ${message}")
+  endif()
+endfunction()
+
+# Host-only snippets (plain C++ compiler).
+set(fake_tile "#include <tilekit/reduce.cuh>\n#include <tilekit/scan.cuh>\nstruct fake_tile { using backend = void; static constexpr tilekit::group_level level = tilekit::group_level::tile; static constexpr unsigned size() { return 4; } static constexpr bool has_hardware_reduce = true; unsigned thread_rank() const { return 0; } template <class T> T shfl(T v, unsigned) const { return v; } template <class T> T shfl_up(T v, unsigned) const { return v; } template <tilekit::builtin_op, class T> T hardware_reduce(T v) const { return v; } };\n")
+expect_error(${CXX} cpp no_identity
+  "#include <tilekit/operators.hpp>\nfloat f() { return tilekit::identity<float>(tilekit::bit_and{}); }"
+  "no identity known for this operator and type")
+expect_error(${CXX} cpp hardware_reduce_float
+  "${fake_tile}float f(fake_tile t) { return tilekit::reduce_hardware(t, 1.0f, tilekit::plus{}); }"
+  "reduce_hardware: needs an integer of up to 32 bits")
+expect_error(${CXX} cpp exclusive_scan_without_identity
+  "${fake_tile}struct op { int operator()(int a, int b) const { return a * b; } };\nint f(fake_tile t) { return tilekit::exclusive_scan(t, 1, op{}); }"
+  "this operator has no known identity; pass an init value")
+if(BOOST_INCLUDE OR EXISTS /usr/include/boost/context/fiber.hpp)
+  expect_error(${CXX} cpp sim_tile_size
+    "#include <tilekit/sim.cuh>\ntilekit::sim::tile<3>* p; void f() { tilekit::sim::tile<3> t(32); }"
+    "N must be 1, 2, 4, 8, 16 or 32")
+endif()
+
+# GPU snippets (nvcc), where CUDA is there.
+if(CUDA)
+  expect_error(${CUDA} cu gpu_tile_size
+    "#include <tilekit/tilekit.cuh>\n__global__ void k() { auto t = tilekit::tiled_partition<12>(tilekit::this_block<64>()); (void)t; }"
+    "N must be 1, 2, 4, 8, 16 or 32")
+  expect_error(${CUDA} cu gpu_block_size
+    "#include <tilekit/tilekit.cuh>\n__global__ void k() { auto b = tilekit::this_block<2048>(); (void)b; }"
+    "a thread block has at most 1024 threads")
+  expect_error(${CUDA} cu gpu_match_size
+    "#include <tilekit/tilekit.cuh>\n__global__ void k(short s) { auto t = tilekit::tiled_partition<32>(tilekit::this_block<64>()); t.match_any(s); }"
+    "match_any / match_all compare 4- or 8-byte values")
+endif()

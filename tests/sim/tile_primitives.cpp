@@ -1,0 +1,4 @@
+// The members of tile<N> in the CPU simulator.
+#include "../common/sim_backend.hpp"
+using backend = tk_test::sim_backend;
+#include "../cases/tile_primitives.hpp"

@@ -1,0 +1,4 @@
+// Tile-level compact, dedup and histogram in the CPU simulator.
+#include "../common/sim_backend.hpp"
+using backend = tk_test::sim_backend;
+#include "../cases/tile_select.hpp"
