@@ -88,19 +88,27 @@ __global__ void __launch_bounds__(threads) scan_kernel(T* out, T seed) {
   if (v == T(-1)) out[threadIdx.x] = v;
 }
 
-// Histogram of register-made samples into per-block shared counters.
-enum class hist_impl { chosen, atomic, match };
+// Histogram of register-made samples into per-block shared counters, or
+// straight into global counters. vote_uniform is an experiment kept here: one
+// shuffle and a vote detect a tile whose lanes all hit one bin.
+enum class hist_impl { chosen, atomic, match, vote_uniform };
 enum class bins_of { uniform, skewed, one_bin };
-const char* name(hist_impl i) { return i == hist_impl::chosen ? "histogram" : i == hist_impl::atomic ? "histogram_atomic" : "histogram_match"; }
+const char* name(hist_impl i) {
+  const char* n[] = {"histogram", "histogram_atomic", "histogram_match", "vote_uniform"};
+  return n[int(i)];
+}
 const char* name(bins_of b) { return b == bins_of::uniform ? "uniform" : b == bins_of::skewed ? "skewed" : "one_bin"; }
 
-template <unsigned N, hist_impl H>
+template <unsigned N, hist_impl H, bool Global>
 __global__ void __launch_bounds__(threads) histogram_kernel(unsigned* out, unsigned num_bins, int pattern, unsigned seed) {
-  extern __shared__ unsigned counters[];
+  extern __shared__ unsigned shared_counters[];
+  unsigned* counters = Global ? out : shared_counters;
   auto block = tilekit::this_block<threads>();
   auto tile = tilekit::tiled_partition<N>(block);
-  for (unsigned k = threadIdx.x; k < num_bins; k += threads) counters[k] = 0;
-  block.sync();
+  if (!Global) {
+    for (unsigned k = threadIdx.x; k < num_bins; k += threads) counters[k] = 0;
+    block.sync();
+  }
   unsigned h = seed ^ (blockIdx.x * threads + threadIdx.x) * 0x9E3779B9u;
   for (int i = 0; i < iters; ++i) {
     h = h * 1664525u + 1013904223u;  // LCG per thread
@@ -108,10 +116,19 @@ __global__ void __launch_bounds__(threads) histogram_kernel(unsigned* out, unsig
     const int bin = pattern == 0 ? int(r % num_bins) : pattern == 1 ? ((r & 3) ? 7 : int(r % num_bins)) : 7;
     if constexpr (H == hist_impl::chosen) tilekit::histogram(tile, bin, counters);
     else if constexpr (H == hist_impl::atomic) tilekit::histogram_atomic(tile, bin, counters);
-    else tilekit::histogram_match(tile, bin, counters);
+    else if constexpr (H == hist_impl::match) tilekit::histogram_match(tile, bin, counters);
+    else {
+      if (tile.all(bin == tile.shfl(bin, 0))) {
+        if (tile.thread_rank() == 0) atomicAdd(counters + bin, N);
+      } else {
+        atomicAdd(counters + bin, 1u);
+      }
+    }
   }
-  block.sync();
-  for (unsigned k = threadIdx.x; k < num_bins; k += threads) atomicAdd(out + k, counters[k]);
+  if (!Global) {
+    block.sync();
+    for (unsigned k = threadIdx.x; k < num_bins; k += threads) atomicAdd(out + k, counters[k]);
+  }
 }
 
 int blocks() {
@@ -164,13 +181,15 @@ void bench_scan(benchmark::State& state) {
   CHECK(cudaFree(out));
 }
 
-template <unsigned N, hist_impl H>
+template <unsigned N, hist_impl H, bool Global>
 void bench_histogram(benchmark::State& state, bins_of pattern, unsigned num_bins) {
   unsigned* out;
   CHECK(cudaMalloc(&out, num_bins * sizeof(unsigned)));
-  const double samples = double(blocks()) * threads * iters;
+  CHECK(cudaMemset(out, 0, num_bins * sizeof(unsigned)));
+  const double samples = double(blocks()) * threads * iters / (Global ? 16 : 1);
   time_kernel(state, [&] {
-    histogram_kernel<N, H><<<blocks(), threads, num_bins * sizeof(unsigned)>>>(out, num_bins, int(pattern), 12345u);
+    histogram_kernel<N, H, Global><<<Global ? blocks() / 16 : blocks(), threads, Global ? 0 : num_bins * sizeof(unsigned)>>>(
+        out, num_bins, int(pattern), 12345u);
   }, samples);
   CHECK(cudaFree(out));
 }
@@ -190,11 +209,13 @@ void add_scan() {
   benchmark::RegisterBenchmark((std::string("tile_scan/") + tname<T>() + "/N" + std::to_string(N) + "/" + name(I)).c_str(),
                                bench_scan<N, T, I>)->UseManualTime();
 }
-template <unsigned N, hist_impl H>
+template <unsigned N, hist_impl H, bool Global>
 void add_histogram(bins_of b, unsigned bins) {
-  benchmark::RegisterBenchmark(
-      (std::string("tile_histogram/") + name(b) + "/bins" + std::to_string(bins) + "/N" + std::to_string(N) + "/" + name(H)).c_str(),
-      [=](benchmark::State& s) { bench_histogram<N, H>(s, b, bins); })->UseManualTime();
+  benchmark::RegisterBenchmark((std::string("tile_histogram/") + (Global ? "global/" : "shared/") + name(b) + "/bins" +
+                                std::to_string(bins) + "/N" + std::to_string(N) + "/" + name(H))
+                                   .c_str(),
+                               [=](benchmark::State& s) { bench_histogram<N, H, Global>(s, b, bins); })
+      ->UseManualTime();
 }
 
 template <unsigned N>
@@ -223,9 +244,14 @@ void register_size() {
   add_scan<N, float, impl::shfl_loop>();
   for (bins_of b : {bins_of::uniform, bins_of::skewed, bins_of::one_bin})
     for (unsigned bins : {256u, 4096u}) {
-      add_histogram<N, hist_impl::chosen>(b, bins);
-      add_histogram<N, hist_impl::atomic>(b, bins);
-      add_histogram<N, hist_impl::match>(b, bins);
+      add_histogram<N, hist_impl::chosen, false>(b, bins);
+      add_histogram<N, hist_impl::atomic, false>(b, bins);
+      add_histogram<N, hist_impl::match, false>(b, bins);
+      add_histogram<N, hist_impl::vote_uniform, false>(b, bins);
+      add_histogram<N, hist_impl::chosen, true>(b, bins);
+      add_histogram<N, hist_impl::atomic, true>(b, bins);
+      add_histogram<N, hist_impl::match, true>(b, bins);
+      add_histogram<N, hist_impl::vote_uniform, true>(b, bins);
     }
 }
 

@@ -9,8 +9,8 @@
 //   reduce_hardware   one redux.sync (sm_80+): integers of up to 32 bits with a
 //                     built-in operator (sum, min, max, and, or, xor).
 //   reduce            picks reduce_hardware where it applies and measured at
-//                     least as fast (tiles of hardware_reduce_min_tile lanes or
-//                     more), reduce_butterfly otherwise.
+//                     least as fast (whole warps: hardware_reduce_min_tile),
+//                     reduce_butterfly otherwise.
 //
 // Combination order of reduce_butterfly (documented so results are reproducible
 // on the CPU): pairs of neighbours first, then pairs of pairs, i.e. a balanced
@@ -26,9 +26,11 @@ template <class T, class Op>
 inline constexpr bool hardware_reducible_v = detail::stdx::is_integral<T>::value && sizeof(T) <= 4 &&
                                              !detail::stdx::is_same<T, bool>::value && builtin_kind_v<Op> != builtin_op::none;
 
-/// Tiles from this many lanes up use redux.sync in reduce(); below it the
-/// butterfly is faster (measured on the H200, perf/tile_bench.cu).
-inline constexpr unsigned hardware_reduce_min_tile = 16;
+/// Tiles from this many lanes up use redux.sync in reduce(). Measured on the H200
+/// (perf/tile_bench.cu, int32 sum, tile operations per second): at 32 lanes redux
+/// runs 2.1x the butterfly; at 16 lanes, where two tiles share a warp, it runs
+/// at 0.59x, at 8 and 4 lanes at 0.2x and 0.08x.
+inline constexpr unsigned hardware_reduce_min_tile = 32;
 
 /// Butterfly reduction over the tile; result in every lane.
 TILEKIT_EXEC_CHECK_DISABLE

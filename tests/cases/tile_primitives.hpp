@@ -36,9 +36,11 @@ struct shuffle_body {
   }
 };
 
-// What lane `lane` of a tile<N> reads (P with argument a).
+// What lane `lane` of a tile<N> reads (P with argument a). The hardware takes
+// the argument modulo 32.
 template <unsigned N, prim P>
 unsigned expected_source(unsigned lane, unsigned a) {
+  a %= 32;
   switch (P) {
     case prim::shfl: return a % N;
     case prim::shfl_up: return lane >= a ? lane - a : lane;

@@ -483,6 +483,8 @@ class runtime {
     const std::string where = block_name(b) + ", warp " + std::to_string(warp);
     if (is_shuffle(c.kind)) {
       // PTX shfl.sync: c = ((32 - width) << 8) | clamp, clamp = 0 for up, 31 otherwise.
+      // The lane / delta / lane-mask operand counts modulo 32 (seen on the H200:
+      // shfl_up by 33 acts as shfl_up by 1).
       const unsigned segmask = (32u - c.width) & 31u;
       const unsigned clamp = c.kind == op::shfl_up ? 0u : 31u;
       for (unsigned l = 0; l < 32; ++l) {
@@ -492,11 +494,12 @@ class runtime {
         const std::int64_t min_lane = l & segmask;
         std::int64_t j = 0;
         bool in_range = false;
+        const unsigned b5 = io.b & 31u;
         switch (c.kind) {
-          case op::shfl_up: j = std::int64_t(l) - io.b; in_range = j >= max_lane; break;
-          case op::shfl_down: j = std::int64_t(l) + io.b; in_range = j <= max_lane; break;
-          case op::shfl_bfly: j = std::int64_t(l ^ io.b); in_range = j <= max_lane; break;
-          default: j = min_lane | (io.b & 31u & ~segmask); in_range = j <= max_lane; break;
+          case op::shfl_up: j = std::int64_t(l) - b5; in_range = j >= max_lane; break;
+          case op::shfl_down: j = std::int64_t(l) + b5; in_range = j <= max_lane; break;
+          case op::shfl_bfly: j = std::int64_t(l ^ b5); in_range = j <= max_lane; break;
+          default: j = min_lane | (b5 & ~segmask); in_range = j <= max_lane; break;
         }
         if (!in_range) j = l;
         const unsigned src = static_cast<unsigned>(j);
