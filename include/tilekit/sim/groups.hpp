@@ -17,6 +17,8 @@ struct backend {
     detail::runtime::get().yield();
     return old;
   }
+  /// Whether p points into the calling block's shared memory.
+  static bool is_shared(const void* p) { return detail::runtime::get().is_shared(p); }
 };
 
 template <unsigned N>

@@ -28,6 +28,18 @@
 #include <string>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#  define TILEKIT_SIM_ASAN 1
+#elif defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define TILEKIT_SIM_ASAN 1
+#  endif
+#endif
+#if defined(TILEKIT_SIM_ASAN)
+#  include <sanitizer/asan_interface.h>
+#  include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace tilekit::sim {
 
 /// Misuse found by the simulator (divergent collective, barrier not reached by
@@ -82,6 +94,25 @@ inline const char* op_name(op k) {
   return "?";
 }
 
+// Tells AddressSanitizer about each switch between fiber stacks (no-ops otherwise).
+inline void asan_start_switch(void** fake_stack_save, const void* bottom, std::size_t size) {
+#if defined(TILEKIT_SIM_ASAN)
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+#else
+  (void)fake_stack_save, (void)bottom, (void)size;
+#endif
+}
+inline void asan_finish_switch(void* fake_stack, const void** bottom_old, std::size_t* size_old) {
+#if defined(TILEKIT_SIM_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, bottom_old, size_old);
+#else
+  (void)fake_stack, (void)bottom_old, (void)size_old;
+#endif
+}
+
+/// Thrown inside the simulated threads to unwind them when a launch is abandoned.
+struct abandon_launch {};
+
 inline bool is_shuffle(op k) { return k == op::shfl_idx || k == op::shfl_up || k == op::shfl_down || k == op::shfl_bfly; }
 inline bool is_redux(op k) { return k >= op::redux_add && k <= op::redux_xor; }
 
@@ -119,6 +150,8 @@ struct sim_thread {
   const char* waits_in = nullptr;  // description of the wait, for deadlock reports
   boost::context::fiber self;          // this thread, while suspended
   boost::context::fiber to_scheduler;  // the scheduler, while this thread runs
+  boost::context::stack_context stack; // the fiber's stack (for AddressSanitizer)
+  void* fake_stack = nullptr;          // AddressSanitizer's fake stack while switched out
   lane_io io;
 };
 
@@ -188,22 +221,20 @@ class stack_pool {
     for (auto& s : free_) alloc_.deallocate(s);
   }
   boost::context::stack_context allocate() {
-#if !defined(__SANITIZE_ADDRESS__)
+    boost::context::stack_context s;
     if (!free_.empty()) {
-      auto s = free_.back();
+      s = free_.back();
       free_.pop_back();
-      return s;
+    } else {
+      s = alloc_.allocate();
     }
+#if defined(TILEKIT_SIM_ASAN)
+    // A fiber's last frames never return, so their redzones stay poisoned: clear them.
+    ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(s.sp) - s.size, s.size);
 #endif
-    return alloc_.allocate();
+    return s;
   }
-  void deallocate(boost::context::stack_context& s) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
-    alloc_.deallocate(s);  // no reuse: stale stack poisoning would confuse AddressSanitizer
-#else
-    free_.push_back(s);
-#endif
-  }
+  void deallocate(boost::context::stack_context& s) noexcept { free_.push_back(s); }
   static stack_pool& of_size(std::size_t bytes) {
     static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
     auto& p = pools[bytes];
@@ -218,7 +249,8 @@ class stack_pool {
 
 struct pooled_stack {
   stack_pool* pool;
-  boost::context::stack_context allocate() { return pool->allocate(); }
+  boost::context::stack_context* record;  // where the thread keeps its stack's bounds
+  boost::context::stack_context allocate() { return *record = pool->allocate(); }
   void deallocate(boost::context::stack_context& s) noexcept { pool->deallocate(s); }
 };
 
@@ -274,9 +306,7 @@ class runtime {
           for (auto& t : b->threads) {
             if (t.st != sim_thread::state::runnable) continue;
             progressed = true;
-            running_ = &t;
-            t.self = std::move(t.self).resume();
-            running_ = nullptr;
+            resume(t);
             if (failure_) std::rethrow_exception(failure_);
           }
         }
@@ -287,8 +317,7 @@ class runtime {
         if (!progressed && resident.size() == before) throw error(deadlock_report(resident));
       }
     } catch (...) {
-      running_ = nullptr;
-      resident.clear();  // unwinds the suspended fibers
+      abandon(resident);
       throw;
     }
   }
@@ -358,6 +387,12 @@ class runtime {
     switch_to_scheduler();
   }
 
+  bool is_shared(const void* p) {
+    const auto& s = self().blk->shared;
+    const auto* c = static_cast<const unsigned char*>(p);
+    return !s.empty() && c >= s.data() && c < s.data() + s.size();
+  }
+
   /// The block's dynamic shared memory, checked against the launch's size.
   unsigned char* shared(std::size_t bytes_needed) {
     block_state& b = *self().blk;
@@ -386,29 +421,57 @@ class runtime {
       t.index = dim3(r % block_.x, r / block_.x % block_.y, r / (block_.x * block_.y));
       t.warp = r / 32;
       t.lane = r % 32;
-      t.self = boost::context::fiber(std::allocator_arg, pooled_stack{&stack_pool::of_size(opt_.stack_bytes)},
+      t.self = boost::context::fiber(std::allocator_arg, pooled_stack{&stack_pool::of_size(opt_.stack_bytes), &t.stack},
                                      [this, &t](boost::context::fiber&& scheduler) { return thread_main(t, std::move(scheduler)); });
     }
     return b;
   }
 
+  // Scheduler side of a switch into thread t and back.
+  void resume(sim_thread& t) {
+    running_ = &t;
+    void* fake = nullptr;
+    asan_start_switch(&fake, static_cast<char*>(t.stack.sp) - t.stack.size, t.stack.size);
+    t.self = std::move(t.self).resume();
+    asan_finish_switch(fake, nullptr, nullptr);
+    running_ = nullptr;
+  }
+
+  // After a failure: unwinds every thread still inside its body (abandon_launch
+  // is thrown at its suspension point), so no fiber is left suspended.
+  void abandon(std::vector<std::unique_ptr<block_state>>& resident) {
+    abandoning_ = true;
+    for (auto& b : resident)
+      for (auto& t : b->threads)
+        if (t.self) resume(t);
+    resident.clear();
+  }
+
   boost::context::fiber thread_main(sim_thread& t, boost::context::fiber&& scheduler) {
+    asan_finish_switch(nullptr, &scheduler_stack_bottom_, &scheduler_stack_size_);
     t.to_scheduler = std::move(scheduler);
     try {
-      entry_(t);
-      finish(t);
+      if (!abandoning_) {
+        entry_(t);
+        finish(t);
+      }
+    } catch (const abandon_launch&) {
     } catch (const boost::context::detail::forced_unwind&) {
       throw;  // the fiber is being destroyed: let Boost unwind it
     } catch (...) {
       if (!failure_) failure_ = std::current_exception();
-      t.st = sim_thread::state::done;
     }
+    t.st = sim_thread::state::done;
+    asan_start_switch(nullptr, scheduler_stack_bottom_, scheduler_stack_size_);  // this fiber ends
     return std::move(t.to_scheduler);
   }
 
   void switch_to_scheduler() {
     sim_thread& t = self();
+    asan_start_switch(&t.fake_stack, scheduler_stack_bottom_, scheduler_stack_size_);
     t.to_scheduler = std::move(t.to_scheduler).resume();
+    asan_finish_switch(t.fake_stack, &scheduler_stack_bottom_, &scheduler_stack_size_);
+    if (abandoning_) throw abandon_launch{};
   }
 
   void finish(sim_thread& t) {
@@ -622,6 +685,9 @@ class runtime {
   std::ostream* trace_out_ = nullptr;
   sim_thread* running_ = nullptr;
   std::exception_ptr failure_;
+  bool abandoning_ = false;
+  const void* scheduler_stack_bottom_ = nullptr;
+  std::size_t scheduler_stack_size_ = 0;
 };
 
 }  // namespace detail
