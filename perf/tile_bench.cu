@@ -6,6 +6,9 @@
 //
 // Each thread runs a dependent chain of `iters` tile operations on register
 // data (no memory traffic), so the number is tile operations per second.
+// Every harness loop is unrolled by the same factor: nvcc re-checks warp
+// convergence (MATCH.ANY) once per loop trip for sub-warp masks, so letting it
+// pick a different unroll per implementation would measure the harness.
 #include <tilekit/tilekit.cuh>
 
 #include <benchmark/benchmark.h>
@@ -33,6 +36,7 @@ namespace {
 
 constexpr unsigned threads = 256;
 constexpr int iters = 512;
+#define HARNESS_UNROLL _Pragma("unroll 16")
 
 enum class impl { tilekit, tilekit_butterfly, tilekit_hardware, cg, cub, shfl_loop };
 const char* name(impl i) {
@@ -47,6 +51,7 @@ __global__ void __launch_bounds__(threads) reduce_kernel(T* out, T seed) {
   auto tile = tilekit::tiled_partition<N>(tilekit::this_block<threads>());
   auto cg_tile = cg::tiled_partition<N>(cg::this_thread_block());
   T v = seed + T(threadIdx.x);
+  HARNESS_UNROLL
   for (int i = 0; i < iters; ++i) {
     T x = v + T(i);
     if constexpr (I == impl::tilekit) v = tilekit::reduce(tile, x, tilekit::plus{});
@@ -70,6 +75,7 @@ __global__ void __launch_bounds__(threads) scan_kernel(T* out, T seed) {
   auto tile = tilekit::tiled_partition<N>(tilekit::this_block<threads>());
   auto cg_tile = cg::tiled_partition<N>(cg::this_thread_block());
   T v = seed + T(threadIdx.x);
+  HARNESS_UNROLL
   for (int i = 0; i < iters; ++i) {
     T x = v + T(i);
     if constexpr (I == impl::tilekit) v = tilekit::inclusive_scan(tile, x);
@@ -110,6 +116,7 @@ __global__ void __launch_bounds__(threads) histogram_kernel(unsigned* out, unsig
     block.sync();
   }
   unsigned h = seed ^ (blockIdx.x * threads + threadIdx.x) * 0x9E3779B9u;
+  HARNESS_UNROLL
   for (int i = 0; i < iters; ++i) {
     h = h * 1664525u + 1013904223u;  // LCG per thread
     const unsigned r = h >> 8;

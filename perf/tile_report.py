@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Ratio tables from tile_bench's JSON (Google Benchmark, medians of repetitions).
+
+  perf/tile_report.py perf/results/<date>-h200-tile_bench.json
+
+Prints, per tile operation, type and tile size: tilekit's throughput and its
+ratio to each other implementation measured in the same run (>1: tilekit faster).
+"""
+import collections
+import json
+import sys
+
+
+def medians(path):
+    data = json.load(open(path))
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            out[b["run_name"].replace("/manual_time", "")] = b["Gops"]
+    return data["context"], out
+
+
+def main(path):
+    context, med = medians(path)
+    groups = collections.OrderedDict()
+    for name, value in med.items():
+        parts = name.split("/")
+        groups.setdefault("/".join(parts[:-1]), {})[parts[-1]] = value
+    print(f"# {path}: {context.get('date', '')}, medians of {context.get('num_cpus', '?')}-core host runs\n")
+    print("| case | tilekit G ops/s | ratios (tilekit / other) |")
+    print("|---|---|---|")
+    for case, impls in groups.items():
+        ours = impls.get("tilekit") or impls.get("histogram")
+        if ours is None:
+            continue
+        others = [f"{k} {ours / v:.2f}" for k, v in impls.items() if k not in ("tilekit", "histogram") and v > 0]
+        print(f"| {case} | {ours:.1f} | {', '.join(others)} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "perf/results/tile_bench.json")
