@@ -67,7 +67,7 @@ class tile {
   __device__ T shfl_down(const T& v, unsigned delta) const {
     return shuffle_words(v, [&](unsigned w) { return __shfl_down_sync(lane_mask(), w, delta, N); });
   }
-  /// The value of lane thread_rank() ^ mask.
+  /// The value of lane thread_rank() ^ mask. @pre mask < N (a larger mask reads another tile's lanes).
   template <class T>
   __device__ T shfl_xor(const T& v, unsigned mask) const {
     return shuffle_words(v, [&](unsigned w) { return __shfl_xor_sync(lane_mask(), w, static_cast<int>(mask), N); });

@@ -1,0 +1,28 @@
+# Builds the tile tour for the other targets tilekit promises: C++20 as well as
+# C++17, and (where CUDA is there) sm_75 and sm_80 besides the default sm_90.
+# (CUDA 13 removed sm_70, so sm_75 is the oldest target it can build.)
+#   -DCXX=<c++> [-DCUDA=<nvcc>] -DSOURCE_DIR -DWORK_DIR [-DBOOST_INCLUDE]
+file(MAKE_DIRECTORY ${WORK_DIR})
+set(includes -I${SOURCE_DIR}/include -I${SOURCE_DIR}/algorithms)
+if(BOOST_INCLUDE)
+  list(APPEND includes -I${BOOST_INCLUDE})
+endif()
+
+function(must_build what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "${what}: failed\n${out}${err}")
+  else()
+    message(STATUS "${what}: builds")
+  endif()
+endfunction()
+
+must_build("simulator, C++20" ${CXX} -std=c++20 ${includes} -fsyntax-only ${SOURCE_DIR}/examples/tile_tour.cpp)
+if(CUDA)
+  foreach(arch 75 80 90)
+    must_build("GPU, C++17, sm_${arch}" ${CUDA} -std=c++17 -arch=sm_${arch} ${includes} -c
+               ${SOURCE_DIR}/examples/tile_tour.cu -o ${WORK_DIR}/tour_sm${arch}.o)
+  endforeach()
+  must_build("GPU, C++20, sm_90" ${CUDA} -std=c++20 -arch=sm_90 ${includes} -c ${SOURCE_DIR}/examples/tile_tour.cu
+             -o ${WORK_DIR}/tour_cxx20.o)
+endif()
