@@ -13,15 +13,33 @@
 #include <tilekit/group_traits.hpp>
 
 #include <cooperative_groups.h>
+#include <cuda/atomic>
 
 namespace tilekit {
 
 namespace cg = ::cooperative_groups;
 
-/// Memory operations whose implementation depends on where the code runs.
+/// Memory operations whose implementation depends on where the code runs
+/// (the simulator has the same members).
 struct gpu_backend {
   template <class T>
   __device__ static T atomic_add(T* address, T value) { return atomicAdd(address, value); }
+  template <class T>
+  __device__ static T atomic_cas(T* address, T compare, T value) { return atomicCAS(address, compare, value); }
+  template <class T>
+  __device__ static T atomic_exch(T* address, T value) { return atomicExch(address, value); }
+  /// A device-scope acquire load: what a spin-wait polls.
+  template <class T>
+  __device__ static T load_acquire(const T* address) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_acquire);
+  }
+  /// A device-scope release store.
+  template <class T>
+  __device__ static void store_release(T* address, T value) {
+    cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_release);
+  }
+  /// A device-scope fence (__threadfence).
+  __device__ static void fence() { __threadfence(); }
   /// Whether p points into shared memory.
   __device__ static bool is_shared(const void* p) { return __isShared(p) != 0; }
 };
@@ -185,6 +203,21 @@ class block {
 
  private:
   cg::thread_block cg_;
+};
+
+/// The whole grid. sync() needs a cooperative launch (tilekit::launch_cooperative).
+class grid_group {
+ public:
+  using backend = gpu_backend;
+  static constexpr group_level level = group_level::grid;
+
+  __device__ unsigned long long num_blocks() const { return cg::this_grid().num_blocks(); }
+  __device__ unsigned long long block_rank() const { return cg::this_grid().block_rank(); }
+  __device__ unsigned long long num_threads() const { return cg::this_grid().num_threads(); }
+  __device__ unsigned long long thread_rank() const { return cg::this_grid().thread_rank(); }
+  __device__ dim3 dim_blocks() const { return cg::this_grid().dim_blocks(); }
+  __device__ dim3 block_index() const { return cg::this_grid().block_index(); }
+  __device__ void sync() const { cg::this_grid().sync(); }
 };
 
 /// The calling thread's block, its size fixed at compile time.

@@ -28,6 +28,7 @@ class gpu_context {
   __device__ block<> block() const { return tilekit::block<>(); }
   template <unsigned Threads>
   __device__ tilekit::block<Threads> block() const { return tilekit::block<Threads>(); }
+  __device__ grid_group grid() const { return grid_group(); }
 
   /// The dynamic shared memory of this block as a T (16-byte aligned).
   /// @pre the launch asked for at least sizeof(T) bytes of shared memory.
@@ -50,19 +51,35 @@ __global__ void body_kernel(Body body) {
   gpu_context ctx;
   body(ctx);
 }
+
+// Above 48 KiB a kernel must opt in to its dynamic shared memory.
+template <class Body>
+cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
+  if (shared_bytes <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(body_kernel<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(shared_bytes));
+}
 }  // namespace detail
 
 /// Launches body on grid x block threads in stream with shared_bytes of dynamic
 /// shared memory; returns the launch's error (cudaSuccess if it was queued).
 template <class Body>
 cudaError_t launch(dim3 grid, dim3 block, cudaStream_t stream, const Body& body, std::size_t shared_bytes = 0) {
-  if (shared_bytes > 48 * 1024) {
-    cudaError_t e = cudaFuncSetAttribute(detail::body_kernel<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared_bytes));
-    if (e != cudaSuccess) return e;
-  }
+  if (cudaError_t e = detail::allow_shared_bytes<Body>(shared_bytes); e != cudaSuccess) return e;
   detail::body_kernel<<<grid, block, shared_bytes, stream>>>(body);
   return cudaGetLastError();
+}
+
+/// As launch, as a cooperative launch: every block resident at once, so the
+/// body may call ctx.grid().sync(). Fails (cudaErrorCooperativeLaunchTooLarge)
+/// when the grid does not fit on the device at once.
+template <class Body>
+cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const Body& body,
+                               std::size_t shared_bytes = 0) {
+  if (cudaError_t e = detail::allow_shared_bytes<Body>(shared_bytes); e != cudaSuccess) return e;
+  void* args[] = {const_cast<Body*>(&body)};
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body>), grid, block, args,
+                                     shared_bytes, stream);
 }
 
 }  // namespace tilekit

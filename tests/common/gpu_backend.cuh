@@ -54,6 +54,19 @@ struct gpu_backend {
     TK_CUDA_CHECK(tilekit::launch(grid, block, 0, body, shared_bytes));
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  template <class Body>
+  static void run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+    TK_CUDA_CHECK(tilekit::launch_cooperative(grid, block, 0, body, shared_bytes));
+    TK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  /// Far more blocks than fit on the GPU at once.
+  static unsigned chain_blocks() { return 20000; }
+  /// Two blocks per SM: fits a cooperative launch of 128-thread blocks.
+  static unsigned cooperative_blocks() {
+    int sms = 0;
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    return 2u * unsigned(sms);
+  }
 };
 
 }  // namespace tk_test

@@ -32,6 +32,16 @@ struct sim_backend {
   static void run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
     tilekit::sim::launch(grid, block, body, shared_bytes);
   }
+  /// Every block resident at once, as a cooperative launch on the GPU.
+  template <class Body>
+  static void run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+    tilekit::sim::options opt;
+    opt.shared_bytes = shared_bytes;
+    opt.resident_blocks = grid;
+    tilekit::sim::launch(grid, block, body, opt);
+  }
+  static unsigned chain_blocks() { return 40; }
+  static unsigned cooperative_blocks() { return 6; }
 };
 
 }  // namespace tk_test

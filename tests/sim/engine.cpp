@@ -177,6 +177,87 @@ BOOST_AUTO_TEST_CASE(deadlock_is_reported_with_every_thread) {
   BOOST_TEST(contains(m, "still waits for lanes 1"));
 }
 
+BOOST_AUTO_TEST_CASE(spin_wait_on_a_later_block_is_a_livelock) {
+  sim::options opt;
+  opt.resident_blocks = 1;  // block 1 never becomes resident while block 0 spins
+  unsigned flag = 0;
+  std::string m;
+  try {
+    sim::launch(
+        2, 32,
+        [&](auto& ctx) {
+          auto b = ctx.block();
+          if (b.group_index().x == 0) {
+            while (sim::backend::load_acquire(&flag) == 0) {
+            }
+          } else {
+            sim::backend::store_release(&flag, 1u);
+          }
+        },
+        opt);
+  } catch (const sim::error& e) {
+    m = e.what();
+  }
+  BOOST_TEST_MESSAGE(m);
+  BOOST_TEST(contains(m, "livelock"));
+  BOOST_TEST(contains(m, "not resident yet"));
+  BOOST_TEST(contains(m, "spin on a load"));
+}
+
+BOOST_AUTO_TEST_CASE(spin_wait_on_an_earlier_block_makes_progress) {
+  for (unsigned resident : {1u, 2u, 5u}) {
+    sim::options opt;
+    opt.resident_blocks = resident;
+    std::vector<unsigned> flags(5, 0);
+    std::vector<unsigned> order;
+    sim::launch(
+        5, 32,
+        [&](auto& ctx) {
+          auto b = ctx.block();
+          const unsigned i = b.group_index().x;
+          if (b.thread_rank() != 0) return;
+          if (i > 0)
+            while (sim::backend::load_acquire(&flags[i - 1]) == 0) {
+            }
+          order.push_back(i);
+          sim::backend::store_release(&flags[i], 1u);
+        },
+        opt);
+    BOOST_TEST(order == (std::vector<unsigned>{0, 1, 2, 3, 4}), boost::test_tools::per_element());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(grid_sync_needs_every_block_resident) {
+  sim::options opt;
+  opt.resident_blocks = 2;
+  std::string m;
+  try {
+    sim::launch(3, 32, [](auto& ctx) { ctx.grid().sync(); }, opt);
+  } catch (const sim::error& e) {
+    m = e.what();
+  }
+  BOOST_TEST(contains(m, "grid.sync() needs every block of the grid resident"));
+}
+
+BOOST_AUTO_TEST_CASE(grid_sync_skipped_by_one_thread) {
+  sim::options opt;
+  opt.resident_blocks = 3;
+  std::string m;
+  try {
+    sim::launch(
+        3, 32,
+        [](auto& ctx) {
+          if (ctx.grid().thread_rank() != 70) ctx.grid().sync();
+        },
+        opt);
+  } catch (const sim::error& e) {
+    m = e.what();
+  }
+  BOOST_TEST_MESSAGE(m);
+  BOOST_TEST(contains(m, "grid.sync()"));
+  BOOST_TEST(contains(m, "thread 6"));  // thread 70 of the grid is thread 6 of block 2
+}
+
 BOOST_AUTO_TEST_CASE(static_block_size_must_match) {
   const std::string m = failure_of(1, 64, [](auto& ctx) { ctx.template block<128>(); });
   BOOST_TEST(contains(m, "block<128>"));

@@ -8,17 +8,55 @@
 namespace tilekit::sim {
 
 /// Memory operations of simulated threads. One OS thread runs every simulated
-/// thread, so each operation is atomic; an atomic lets the other threads run.
+/// thread, so each is atomic and sequentially consistent. Each lets the other
+/// threads run: after a write (atomics, store_release), before a read
+/// (load_acquire), so a spin-wait on a flag makes progress; a spin-wait that
+/// can never end is reported as a livelock.
 struct backend {
   template <class T>
   static T atomic_add(T* address, T value) {
     const T old = *address;
     *address = static_cast<T>(old + value);
-    detail::runtime::get().yield();
+    written();
     return old;
   }
+  template <class T>
+  static T atomic_cas(T* address, T compare, T value) {
+    const T old = *address;
+    if (old == compare) *address = value;
+    written();
+    return old;
+  }
+  template <class T>
+  static T atomic_exch(T* address, T value) {
+    const T old = *address;
+    *address = value;
+    written();
+    return old;
+  }
+  /// A device-scope acquire load: what a spin-wait polls.
+  template <class T>
+  static T load_acquire(const T* address) {
+    detail::runtime::get().spin_point();
+    return *address;
+  }
+  /// A device-scope release store.
+  template <class T>
+  static void store_release(T* address, T value) {
+    *address = value;
+    written();
+  }
+  /// A device-scope fence (__threadfence).
+  static void fence() { detail::runtime::get().yield(); }
   /// Whether p points into the calling block's shared memory.
   static bool is_shared(const void* p) { return detail::runtime::get().is_shared(p); }
+
+ private:
+  static void written() {
+    detail::runtime& rt = detail::runtime::get();
+    rt.note_write();
+    rt.yield();
+  }
 };
 
 template <unsigned N>
@@ -120,7 +158,8 @@ class block {
   const detail::sim_thread* t_;
 };
 
-/// The whole grid: ranks and sizes (grid-wide synchronisation comes with the grid level).
+/// The whole grid: ranks, sizes, and sync() (which needs every block resident,
+/// as a cooperative launch does on the GPU: options.resident_blocks >= blocks).
 class grid_group {
  public:
   using backend = sim::backend;
@@ -132,6 +171,7 @@ class grid_group {
   std::uint64_t thread_rank() const { return block_rank() * rt().block_threads() + rt().self().rank; }
   dim3 dim_blocks() const { return rt().grid_dim(); }
   dim3 block_index() const { return rt().self().blk->index; }
+  void sync() const { rt().grid_barrier(); }
 
  private:
   static detail::runtime& rt() { return detail::runtime::get(); }

@@ -141,7 +141,7 @@ struct collective {
 struct block_state;
 
 struct sim_thread {
-  enum class state { runnable, collective, barrier, done };
+  enum class state { runnable, collective, barrier, grid_barrier, done };
   block_state* blk = nullptr;
   unsigned rank = 0;  // linear rank in the block
   dim3 index;         // threadIdx
@@ -152,6 +152,7 @@ struct sim_thread {
   boost::context::fiber to_scheduler;  // the scheduler, while this thread runs
   boost::context::stack_context stack; // the fiber's stack (for AddressSanitizer)
   void* fake_stack = nullptr;          // AddressSanitizer's fake stack while switched out
+  bool spinning = false;               // last yielded from a load that may be a spin-wait
   lane_io io;
 };
 
@@ -288,6 +289,9 @@ class runtime {
   std::ostream& trace_out() { return *trace_out_; }
 
   /// Runs every block to completion; rethrows the first error.
+  /// Blocks become resident in index order, at most options.resident_blocks at
+  /// once, so a block may wait for an earlier block (never for a later one,
+  /// unless every block is resident).
   void run() {
     struct scope {
       runtime* prev;
@@ -295,37 +299,81 @@ class runtime {
       ~scope() { current() = prev; }
     } in_launch(this);
     const std::uint64_t blocks = grid_.count();
-    std::uint64_t next_block = 0;
-    std::vector<std::unique_ptr<block_state>> resident;
+    unsigned idle_rounds = 0;
     try {
       for (;;) {
-        while (resident.size() < opt_.resident_blocks && next_block < blocks) resident.push_back(make_block(next_block++));
-        if (resident.empty()) break;
-        bool progressed = false;
-        for (auto& b : resident) {
+        while (resident_.size() < opt_.resident_blocks && next_block_ < blocks) resident_.push_back(make_block(next_block_++));
+        if (resident_.empty()) break;
+        bool ran = false, only_spins = true;
+        const std::uint64_t epoch = epoch_;
+        for (auto& b : resident_) {
           for (auto& t : b->threads) {
             if (t.st != sim_thread::state::runnable) continue;
-            progressed = true;
+            ran = true;
             resume(t);
             if (failure_) std::rethrow_exception(failure_);
+            only_spins = only_spins && t.spinning && t.st == sim_thread::state::runnable;
           }
         }
-        const auto before = resident.size();
-        resident.erase(std::remove_if(resident.begin(), resident.end(),
-                                      [](const auto& b) { return b->finished == b->threads.size(); }),
-                       resident.end());
-        if (!progressed && resident.size() == before) throw error(deadlock_report(resident));
+        const auto before = resident_.size();
+        resident_.erase(std::remove_if(resident_.begin(), resident_.end(),
+                                       [](const auto& b) { return b->finished == b->threads.size(); }),
+                        resident_.end());
+        if (!ran && resident_.size() == before) throw error(deadlock_report());
+        // Every thread that ran only re-read memory nothing wrote: a spin-wait that cannot end.
+        idle_rounds = (ran && only_spins && epoch_ == epoch && resident_.size() == before) ? idle_rounds + 1 : 0;
+        if (idle_rounds > spin_round_limit) throw error(livelock_report());
       }
     } catch (...) {
-      abandon(resident);
+      abandon();
       throw;
     }
   }
+
+  /// Rounds in which every running thread only spins before the launch is declared stuck.
+  static constexpr unsigned spin_round_limit = 1000;
 
   // ---- called from inside a simulated thread ----
 
   /// Lets the other threads run; this one stays runnable.
   void yield() { switch_to_scheduler(); }
+
+  /// Before a load that may be part of a spin-wait: lets the others run first.
+  void spin_point() {
+    self().spinning = true;
+    switch_to_scheduler();
+    self().spinning = false;
+  }
+
+  /// A store or atomic changed memory other threads may be waiting on.
+  void note_write() { ++epoch_; }
+
+  /// Grid-wide barrier (grid.sync()): every thread of every block.
+  void grid_barrier() {
+    sim_thread& t = self();
+    if (opt_.resident_blocks < grid_.count())
+      throw error("tilekit::sim: grid.sync() needs every block of the grid resident at once (a cooperative launch): "
+                  "the grid has " + std::to_string(grid_.count()) + " blocks, options.resident_blocks is " +
+                  std::to_string(opt_.resident_blocks));
+    for (const auto& b : resident_)
+      if (b->finished > 0)
+        throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) +
+                    " reaches grid.sync(), but in " + block_name(*b) + " threads " + finished_threads(*b) +
+                    " have exited without reaching it");
+    const std::uint64_t all = grid_.count() * block_threads();
+    if (++grid_at_barrier_ == all) {
+      grid_at_barrier_ = 0;
+      ++epoch_;
+      for (auto& b : resident_)
+        for (auto& o : b->threads)
+          if (o.st == sim_thread::state::grid_barrier) o.st = sim_thread::state::runnable;
+      if (trace_) trace_out() << "[sim] grid barrier, " << all << " threads\n";
+      return;
+    }
+    t.st = sim_thread::state::grid_barrier;
+    t.waits_in = "grid.sync()";
+    switch_to_scheduler();
+  }
 
   /// A warp collective. The caller has filled self().io.in / .b; on return
   /// self().io.out / .result / .pred hold this lane's results.
@@ -377,6 +425,7 @@ class runtime {
                   " have exited without reaching it; a barrier must be reached by every thread of the block");
     if (++b.at_barrier == b.threads.size()) {
       b.at_barrier = 0;
+      ++epoch_;
       for (auto& o : b.threads)
         if (o.st == sim_thread::state::barrier) o.st = sim_thread::state::runnable;
       if (trace_) trace_out() << "[sim] " << block_name(b) << ": barrier, " << b.threads.size() << " threads\n";
@@ -439,12 +488,12 @@ class runtime {
 
   // After a failure: unwinds every thread still inside its body (abandon_launch
   // is thrown at its suspension point), so no fiber is left suspended.
-  void abandon(std::vector<std::unique_ptr<block_state>>& resident) {
+  void abandon() {
     abandoning_ = true;
-    for (auto& b : resident)
+    for (auto& b : resident_)
       for (auto& t : b->threads)
         if (t.self) resume(t);
-    resident.clear();
+    resident_.clear();
   }
 
   boost::context::fiber thread_main(sim_thread& t, boost::context::fiber&& scheduler) {
@@ -485,8 +534,12 @@ class runtime {
       throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
                   " exited without reaching the block barrier where " + std::to_string(b.at_barrier) + " of " +
                   std::to_string(b.threads.size()) + " threads wait");
+    if (grid_at_barrier_ > 0)
+      throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
+                  " exited without reaching grid.sync(), where " + std::to_string(grid_at_barrier_) + " threads wait");
     t.st = sim_thread::state::done;
     ++b.finished;
+    ++epoch_;
   }
 
   void check_lanes_alive(const block_state& b, unsigned warp, unsigned mask, op kind, unsigned width,
@@ -512,23 +565,39 @@ class runtime {
     return s.str();
   }
 
-  std::string deadlock_report(const std::vector<std::unique_ptr<block_state>>& resident) const {
+  std::string livelock_report() const {
     std::ostringstream s;
-    s << "tilekit::sim: deadlock: no simulated thread can run.";
-    for (const auto& b : resident) {
+    s << "tilekit::sim: livelock: for " << spin_round_limit
+      << " rounds every running thread only re-read memory that no store, atomic, collective or barrier changed "
+         "(a spin-wait that cannot end).";
+    if (next_block_ < grid_.count())
+      s << " Blocks " << next_block_ << ".." << grid_.count() - 1 << " are not resident yet (options.resident_blocks = "
+        << opt_.resident_blocks << "): a block may wait for an earlier block, not for a later one.";
+    return s.str() + where_threads_are();
+  }
+
+  std::string deadlock_report() const {
+    return "tilekit::sim: deadlock: no simulated thread can run." + where_threads_are();
+  }
+
+  // Per resident block: where each run of threads waits, and the warp collectives still open.
+  std::string where_threads_are() const {
+    std::ostringstream s;
+    for (const auto& b : resident_) {
       s << "\n  " << block_name(*b) << ":";
       // Group consecutive threads that wait in the same place.
       for (std::size_t i = 0; i < b->threads.size();) {
         const auto& t = b->threads[i];
         std::size_t j = i;
-        auto same = [&](const sim_thread& o) { return o.st == t.st && o.waits_in == t.waits_in; };
+        auto same = [&](const sim_thread& o) { return o.st == t.st && o.waits_in == t.waits_in && o.spinning == t.spinning; };
         while (j + 1 < b->threads.size() && same(b->threads[j + 1])) ++j;
         s << "\n    threads " << i << "-" << j << ": ";
         switch (t.st) {
           case sim_thread::state::done: s << "exited"; break;
           case sim_thread::state::barrier: s << "wait at the block barrier"; break;
+          case sim_thread::state::grid_barrier: s << "wait in grid.sync()"; break;
           case sim_thread::state::collective: s << "wait in warp collective " << t.waits_in; break;
-          case sim_thread::state::runnable: s << "runnable"; break;
+          case sim_thread::state::runnable: s << (t.spinning ? "spin on a load" : "runnable"); break;
         }
         i = j + 1;
       }
@@ -628,6 +697,7 @@ class runtime {
         if (t.st == sim_thread::state::collective) t.st = sim_thread::state::runnable;
         t.waits_in = nullptr;
       }
+    ++epoch_;
     if (trace_) trace_collective(b, warp, c);
   }
 
@@ -684,6 +754,10 @@ class runtime {
   bool trace_ = false;
   std::ostream* trace_out_ = nullptr;
   sim_thread* running_ = nullptr;
+  std::vector<std::unique_ptr<block_state>> resident_;
+  std::uint64_t next_block_ = 0;
+  std::uint64_t epoch_ = 0;  // counts events that can end a wait
+  std::uint64_t grid_at_barrier_ = 0;
   std::exception_ptr failure_;
   bool abandoning_ = false;
   const void* scheduler_stack_bottom_ = nullptr;
