@@ -17,7 +17,21 @@
 //   contention on L2 atomics is the cost.
 // Every lane of the tile calls; a lane with valid == false contributes nothing.
 // @pre 0 <= bin < number of counters for every valid lane (not checked here).
+//
+// Block level: counters privatised in the block's shared memory, any number of
+// bins that fits there (Counter[bins], runtime or compile-time count):
+//   histogram_init(block, counters, bins)                 zero them (ends with block.sync())
+//   histogram(block, items[K], counters[, valid_items])  add the block's samples
+//   histogram_merge(block, counters, global, bins)        block.sync(), then add the
+//                                                         non-zero counters to global ones
+// Samples go to shared counters with one atomic each: on the H200 shared-memory
+// atomics beat match_any aggregation on every distribution measured, including
+// all samples in one bin (see histogram above). Bins past 256 stay in shared memory
+// (CUB's BlockHistogram sorts or goes to global atomics instead).
+// histogram_storage<Counter, Bins> holds a compile-time count; for a run-time
+// count give histogram_storage_bytes<Counter>(bins) of dynamic shared memory.
 #pragma once
+#include <tilekit/detail/block_shape.hpp>
 #include <tilekit/group_traits.hpp>
 
 namespace tilekit {
@@ -49,6 +63,47 @@ TILEKIT_HD void histogram(const Tile& tile, const Bin& bin, Counter* counters, b
     }
   }
   histogram_atomic(tile, bin, counters, valid);
+}
+
+// ---------------------------------------------------------------- block level
+
+/// Shared counters for Bins bins.
+template <class Counter, unsigned Bins>
+struct histogram_storage {
+  static_assert(Bins >= 1, "tilekit::histogram_storage: at least one bin");
+  Counter counters[Bins];
+};
+
+/// Bytes of shared memory for `bins` counters.
+template <class Counter>
+TILEKIT_HD constexpr std::size_t histogram_storage_bytes(std::size_t bins) { return bins * sizeof(Counter); }
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class Counter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
+TILEKIT_HD void histogram_init(const Block& block, Counter* counters, unsigned bins) {
+  for (unsigned i = block.thread_rank(); i < bins; i += block.num_threads()) counters[i] = Counter(0);
+  block.sync();
+}
+
+/// Adds each thread's K samples (blocked arrangement) to the block's counters.
+/// @pre counters initialised (histogram_init) and every valid sample < bins.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class Bin, int K, class Counter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
+TILEKIT_HD void histogram(const Block& block, const Bin (&items)[K], Counter* counters,
+                          unsigned valid_items = ~0u) {
+  const unsigned n = detail::items_valid(block.thread_rank(), K, valid_items);
+  TILEKIT_UNROLL
+  for (int k = 0; k < K; ++k)
+    if (unsigned(k) < n) Block::backend::atomic_add(counters + items[k], Counter(1));
+}
+
+/// Waits for the block's samples, then adds its non-zero counters to global[0 .. bins).
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class Counter, class GlobalCounter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
+TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, GlobalCounter* global, unsigned bins) {
+  block.sync();
+  for (unsigned i = block.thread_rank(); i < bins; i += block.num_threads())
+    if (counters[i] != Counter(0)) Block::backend::atomic_add(global + i, static_cast<GlobalCounter>(counters[i]));
 }
 
 }  // namespace tilekit

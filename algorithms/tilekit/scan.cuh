@@ -13,7 +13,23 @@
 //
 // Order of combination: Kogge-Stone steps with shfl_up (distance 1, 2, 4, ...);
 // the left operand always holds lower lanes, so op need not be commutative.
+//
+// Block level (block<Threads>, any Threads 1..1024; storage: scan_storage<T, Threads>):
+//   inclusive_scan(block, v, op, storage)            exclusive_scan(block, v, op, init, storage)
+//   exclusive_scan(block, v, op, storage)            (init = identity(op))
+//   inclusive_scan_aggregate / exclusive_scan_aggregate   {value, block aggregate}
+//   inclusive_scan(block, in[K], out[K], op, storage[, valid_items])        -> block aggregate
+//   exclusive_scan(block, in[K], out[K], op, init, storage[, valid_items])  -> block aggregate
+//   inclusive_scan_prefix / exclusive_scan_prefix(block, in[K], out[K], op, storage, prefix_op)
+//       prefix_op(block_aggregate) is called by the threads of the first warp; what
+//       thread 0's call returns seeds the whole block (CUB's BlockPrefixCallbackOp):
+//       the running prefix that chaining tiles or blocks needs.
+// Whole warps scan as tile<32>, the lanes of a partial last warp through shared
+// memory; after one barrier each thread folds the warp totals before its own.
+// With valid_items, items at or past it do not count; their outputs hold the
+// scan of the valid items before them. Call block.sync() before reusing storage.
 #pragma once
+#include <tilekit/detail/block_shape.hpp>
 #include <tilekit/group_traits.hpp>
 #include <tilekit/operators.hpp>
 
@@ -153,6 +169,232 @@ TILEKIT_HD T exclusive_scan(const Tile& tile, const T (&in)[K], T (&out)[K], Op 
   return exclusive_scan(tile, in, out, op, identity<T>(op));
 }
 
+// ---------------------------------------------------------------- block level
+
+/// Shared storage of a block scan of T over Threads threads.
+template <class T, unsigned Threads>
+struct scan_storage {
+  static constexpr unsigned slots = detail::block_shape<Threads>::full_warps + detail::block_shape<Threads>::rest;
+  union {
+    detail::raw_slots<T, slots + 1> full;  // warp totals / partial-warp values, then the callback's prefix
+    detail::raw_slots<detail::maybe<T>, slots + 1> partial;
+  };
+};
+
+namespace detail {
+
+// What one thread knows after the block-wide part of a scan of one value per thread.
+template <class T>
+struct block_scan_parts {
+  T inclusive;       // op over threads 0..rank
+  T exclusive;       // op over threads 0..rank-1 (meaningless when !has_exclusive)
+  bool has_exclusive;
+  T aggregate;       // op over every thread
+};
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots>
+TILEKIT_HD block_scan_parts<T> block_scan(const Block& block, const T& v, Op op, Slots& slots) {
+  using shape = block_shape<Threads>;
+  constexpr unsigned count = shape::full_warps + shape::rest;
+  const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
+  T local_inclusive = v, local_exclusive = v;
+  bool has_local = lane > 0;
+  if (warp < shape::full_warps) {
+    auto tile = tilekit::tiled_partition<32>(block);
+    local_inclusive = tilekit::inclusive_scan(tile, v, op);
+    local_exclusive = tile.shfl_up(local_inclusive, 1);
+    if (lane == 31) slots[warp] = local_inclusive;
+  } else {
+    slots[shape::full_warps + lane] = v;
+  }
+  block.sync();
+  const unsigned group = warp < shape::full_warps ? warp : shape::full_warps;  // slots before this thread's group
+  if (warp >= shape::full_warps && lane > 0) {
+    local_exclusive = slots[shape::full_warps];
+    for (unsigned j = 1; j < lane; ++j) local_exclusive = op(local_exclusive, slots[shape::full_warps + j]);
+    local_inclusive = op(local_exclusive, v);
+  }
+  // One pass over the slots: the prefix before this thread's group, and the aggregate.
+  T running = slots[0], prefix = slots[0];
+  for (unsigned i = 1; i < count; ++i) {
+    if (i == group) prefix = running;
+    running = op(running, slots[i]);
+  }
+  if (group >= count) prefix = running;
+  const bool has_prefix = group > 0;
+  block_scan_parts<T> p{local_inclusive, local_exclusive, has_local || has_prefix, running};
+  if (has_prefix) {
+    p.inclusive = op(prefix, local_inclusive);
+    p.exclusive = has_local ? op(prefix, local_exclusive) : prefix;
+  }
+  return p;
+}
+
+// The block part plus an optional callback prefix (thread 0's return of
+// prefix_op(aggregate), shared through the slot after the warp slots).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots, class PrefixOp>
+TILEKIT_HD block_scan_parts<T> block_scan_prefixed(const Block& block, const T& v, Op op, Slots& slots,
+                                                   PrefixOp& prefix_op) {
+  block_scan_parts<T> p = block_scan<Threads>(block, v, op, slots);
+  constexpr unsigned prefix_slot = block_shape<Threads>::full_warps + block_shape<Threads>::rest;
+  if (block.thread_rank() < 32) {
+    const T seed = prefix_op(p.aggregate);
+    if (block.thread_rank() == 0) slots[prefix_slot] = seed;
+  }
+  block.sync();
+  const T seed = slots[prefix_slot];
+  p.inclusive = op(seed, p.inclusive);
+  p.exclusive = p.has_exclusive ? op(seed, p.exclusive) : seed;
+  p.has_exclusive = true;
+  return p;
+}
+
+template <class T>
+struct no_prefix {};
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots>
+TILEKIT_HD block_scan_parts<T> block_scan_seeded(const Block& block, const T& v, Op op, Slots& slots, no_prefix<T>*) {
+  return block_scan<Threads>(block, v, op, slots);
+}
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots, class PrefixOp>
+TILEKIT_HD block_scan_parts<T> block_scan_seeded(const Block& block, const T& v, Op op, Slots& slots, PrefixOp* prefix_op) {
+  return block_scan_prefixed<Threads>(block, v, op, slots, *prefix_op);
+}
+
+// Array scans: thread totals through the block part, then each thread's items.
+TILEKIT_EXEC_CHECK_DISABLE
+template <bool Inclusive, unsigned Threads, class Block, class T, int K, class Op, class Slots, class PrefixOp>
+TILEKIT_HD T block_scan_items(const Block& block, const T (&in)[K], T (&out)[K], Op op, Slots& slots,
+                              const T* init, PrefixOp* prefix_op) {
+  const block_scan_parts<T> p = block_scan_seeded<Threads>(block, thread_reduce(in, op), op, slots, prefix_op);
+  if constexpr (Inclusive) {
+    thread_inclusive_scan(in, out, op, p.exclusive, p.has_exclusive);
+  } else {
+    // exclusive: seeded by init (or the callback prefix, already in p)
+    const T seed = init ? (p.has_exclusive ? op(*init, p.exclusive) : *init) : p.exclusive;
+    thread_exclusive_scan(in, out, op, seed);
+  }
+  return p.aggregate;
+}
+
+// valid_items forms: items become maybe<T>, absent past valid_items.
+TILEKIT_EXEC_CHECK_DISABLE
+template <bool Inclusive, unsigned Threads, class Block, class T, int K, class Op, class Slots>
+TILEKIT_HD T block_scan_valid(const Block& block, const T (&in)[K], T (&out)[K], Op op, Slots& slots, const T* init,
+                              unsigned valid_items) {
+  const unsigned n = items_valid(block.thread_rank(), K, valid_items);
+  maybe<T> items[K] = {};
+  TILEKIT_UNROLL
+  for (int k = 0; k < K; ++k) items[k] = {in[k], unsigned(k) < n};
+  const maybe<T> seed{init ? *init : in[0], init != nullptr};
+  no_prefix<maybe<T>>* none = nullptr;
+  const maybe<T> aggregate = block_scan_items<Inclusive, Threads>(block, items, items, maybe_op<Op>{op}, slots,
+                                                                  init ? &seed : static_cast<const maybe<T>*>(nullptr), none);
+  TILEKIT_UNROLL
+  for (int k = 0; k < K; ++k) out[k] = items[k].value;
+  return aggregate.value;
+}
+
+}  // namespace detail
+
+#define TILEKIT_BLOCK_ONLY detail::stdx::enable_if_t<is_block_v<Block>, int> = 0
+#define TILEKIT_BLOCK_SCALAR \
+  detail::stdx::enable_if_t<is_block_v<Block> && detail::stdx::is_invocable<Op&, const T&, const T&>::value, int> = 0
+#define TILEKIT_SCAN_STORAGE scan_storage<T, detail::static_threads<Block>()>
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_SCALAR>
+TILEKIT_HD T inclusive_scan(const Block& block, const T& v, Op op, TILEKIT_SCAN_STORAGE& storage) {
+  return detail::block_scan<Block::static_size>(block, v, op, storage.full).inclusive;
+}
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_SCALAR>
+TILEKIT_HD scanned<T> inclusive_scan_aggregate(const Block& block, const T& v, Op op, TILEKIT_SCAN_STORAGE& storage) {
+  const auto p = detail::block_scan<Block::static_size>(block, v, op, storage.full);
+  return {p.inclusive, p.aggregate};
+}
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_SCALAR>
+TILEKIT_HD scanned<T> exclusive_scan_aggregate(const Block& block, const T& v, Op op, const T& init,
+                                               TILEKIT_SCAN_STORAGE& storage) {
+  const auto p = detail::block_scan<Block::static_size>(block, v, op, storage.full);
+  return {p.has_exclusive ? op(init, p.exclusive) : init, p.aggregate};
+}
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_SCALAR>
+TILEKIT_HD T exclusive_scan(const Block& block, const T& v, Op op, const T& init, TILEKIT_SCAN_STORAGE& storage) {
+  return exclusive_scan_aggregate(block, v, op, init, storage).value;
+}
+
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_SCALAR>
+TILEKIT_HD T exclusive_scan(const Block& block, const T& v, Op op, TILEKIT_SCAN_STORAGE& storage) {
+  static_assert(has_identity_v<T, Op>,
+                "tilekit::exclusive_scan: this operator has no known identity; pass an init value");
+  const auto p = detail::block_scan<Block::static_size>(block, v, op, storage.full);
+  return p.has_exclusive ? p.exclusive : identity<T>(op);
+}
+
+/// Inclusive scan of K items per thread; returns the block aggregate.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T inclusive_scan(const Block& block, const T (&in)[K], T (&out)[K], Op op, TILEKIT_SCAN_STORAGE& storage) {
+  detail::no_prefix<T>* none = nullptr;
+  return detail::block_scan_items<true, Block::static_size>(block, in, out, op, storage.full, static_cast<const T*>(nullptr), none);
+}
+
+/// Exclusive scan of K items per thread seeded with init; returns the block aggregate (init not included).
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T exclusive_scan(const Block& block, const T (&in)[K], T (&out)[K], Op op, const T& init,
+                            TILEKIT_SCAN_STORAGE& storage) {
+  detail::no_prefix<T>* none = nullptr;
+  return detail::block_scan_items<false, Block::static_size>(block, in, out, op, storage.full, &init, none);
+}
+
+/// Partial tile: only the first valid_items items of the block count. @pre 1 <= valid_items.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T inclusive_scan(const Block& block, const T (&in)[K], T (&out)[K], Op op, TILEKIT_SCAN_STORAGE& storage,
+                            unsigned valid_items) {
+  return detail::block_scan_valid<true, Block::static_size>(block, in, out, op, storage.partial, static_cast<const T*>(nullptr), valid_items);
+}
+
+/// Partial tile: only the first valid_items items of the block count.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T exclusive_scan(const Block& block, const T (&in)[K], T (&out)[K], Op op, const T& init,
+                            TILEKIT_SCAN_STORAGE& storage, unsigned valid_items) {
+  return detail::block_scan_valid<false, Block::static_size>(block, in, out, op, storage.partial, &init, valid_items);
+}
+
+/// Inclusive scan seeded by prefix_op(block aggregate) (see above); returns the block aggregate.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, class PrefixOp, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T inclusive_scan_prefix(const Block& block, const T (&in)[K], T (&out)[K], Op op,
+                                   TILEKIT_SCAN_STORAGE& storage, PrefixOp& prefix_op) {
+  return detail::block_scan_items<true, Block::static_size>(block, in, out, op, storage.full, static_cast<const T*>(nullptr), &prefix_op);
+}
+
+/// Exclusive scan seeded by prefix_op(block aggregate); returns the block aggregate.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, class PrefixOp, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T exclusive_scan_prefix(const Block& block, const T (&in)[K], T (&out)[K], Op op,
+                                   TILEKIT_SCAN_STORAGE& storage, PrefixOp& prefix_op) {
+  return detail::block_scan_items<false, Block::static_size>(block, in, out, op, storage.full, static_cast<const T*>(nullptr), &prefix_op);
+}
+
+#undef TILEKIT_BLOCK_ONLY
+#undef TILEKIT_BLOCK_SCALAR
+#undef TILEKIT_SCAN_STORAGE
 #undef TILEKIT_TILE_ONLY
 #undef TILEKIT_TILE_SCALAR
 

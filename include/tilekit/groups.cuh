@@ -28,6 +28,8 @@ struct gpu_backend {
   __device__ static T atomic_cas(T* address, T compare, T value) { return atomicCAS(address, compare, value); }
   template <class T>
   __device__ static T atomic_exch(T* address, T value) { return atomicExch(address, value); }
+  template <class T>
+  __device__ static T atomic_min(T* address, T value) { return atomicMin(address, value); }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
   __device__ static T load_acquire(const T* address) {

@@ -69,6 +69,25 @@ inline std::string at(std::size_t block, std::size_t tile, unsigned lane) {
   return "block " + std::to_string(block) + " tile " + std::to_string(tile) + " lane " + std::to_string(lane);
 }
 
+// Data patterns shared by the tile and block tests.
+enum class keep_pattern { all, none, alternating, first, last, random_half, random_tenth };
+inline const char* name(keep_pattern p) {
+  const char* names[] = {"all kept", "none kept", "alternating", "first lane kept", "last lane kept", "random 50%", "random 10%"};
+  return names[int(p)];
+}
+
+enum class key_pattern { all_equal, all_distinct, few_values, many_values, float_specials };
+inline const char* name(key_pattern p) {
+  const char* names[] = {"all equal", "all distinct", "few values (runs and repeats)", "many values", "+-0.0 and NaN"};
+  return names[int(p)];
+}
+
+enum class bin_pattern { uniform, one_bin, skewed };
+inline const char* name(bin_pattern p) {
+  const char* names[] = {"uniform", "all in one bin", "skewed"};
+  return names[int(p)];
+}
+
 template <class B, class T, class F>
 void for_each_op_and_size(F&& f) {
   for_each_type(typename ops_for<T>::type{}, [&](auto* op_tag) {

@@ -36,11 +36,6 @@ struct compact_body {
   }
 };
 
-enum class keep_pattern { all, none, alternating, first, last, random_half, random_tenth };
-inline const char* name(keep_pattern p) {
-  const char* names[] = {"all kept", "none kept", "alternating", "first lane kept", "last lane kept", "random 50%", "random 10%"};
-  return names[int(p)];
-}
 
 template <class B, unsigned N, class T>
 void check_compact(keep_pattern pattern) {
@@ -127,11 +122,6 @@ struct dedup_body {
   }
 };
 
-enum class key_pattern { all_equal, all_distinct, few_values, many_values, float_specials };
-inline const char* name(key_pattern p) {
-  const char* names[] = {"all equal", "all distinct", "few values (runs and repeats)", "many values", "+-0.0 and NaN"};
-  return names[int(p)];
-}
 
 template <class T>
 T key_from(std::uint64_t x) {
@@ -247,11 +237,6 @@ struct histogram_body {
   }
 };
 
-enum class bin_pattern { uniform, one_bin, skewed };
-inline const char* name(bin_pattern p) {
-  const char* names[] = {"uniform", "all in one bin", "skewed"};
-  return names[int(p)];
-}
 
 template <class B, unsigned N, class Bin, class Counter, hist_variant V, bool Shared>
 void check_histogram(bin_pattern pattern, unsigned num_bins, bool all_valid) {

@@ -34,6 +34,13 @@ struct backend {
     written();
     return old;
   }
+  template <class T>
+  static T atomic_min(T* address, T value) {
+    const T old = *address;
+    if (value < old) *address = value;
+    written();
+    return old;
+  }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
   static T load_acquire(const T* address) {

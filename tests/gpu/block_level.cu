@@ -1,0 +1,4 @@
+// Block level on the GPU.
+#include "../common/gpu_backend.cuh"
+using backend = tk_test::gpu_backend;
+#include "../cases/block_level.hpp"

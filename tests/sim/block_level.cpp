@@ -1,0 +1,4 @@
+// Block level in the CPU simulator.
+#include "../common/sim_backend.hpp"
+using backend = tk_test::sim_backend;
+#include "../cases/block_level.hpp"
