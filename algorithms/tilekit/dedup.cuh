@@ -23,8 +23,8 @@
 //       first[k]: item k is the first occurrence of its key in blocked order
 //   dedup_store(block, keys[K], out, storage[, valid_items])   the distinct keys, in order of
 //       first occurrence, to out[0 .. count); returns count
-// A shared-memory hash set (open addressing, twice as many slots as items): each
-// item claims or finds its key's slot, and the lowest item index wins the slot.
+// A shared-memory hash set (open addressing, twice as many slots as items),
+// probed in rounds separated by barriers; the lowest item index wins a slot.
 // Keys compare with ==; floating-point -0.0 and +0.0 are one key, every NaN its own.
 // Call block.sync() before reusing storage.
 #pragma once
@@ -156,61 +156,76 @@ template <class T, unsigned Threads, int K>
 struct distinct_storage {
   static constexpr unsigned capacity = detail::pow2_at_least(2 * Threads * K);
   detail::raw_slots<T, capacity> keys;
-  unsigned state[capacity];  // 0 empty, 1 being written, 2 holds a key
-  unsigned first[capacity];  // lowest item index with the slot's key
+  unsigned owner[capacity];  // lowest item index that claimed the slot (~0u: free)
+  unsigned char taken[capacity];
   unsigned distinct;
+  unsigned pending;          // items still probing (per round)
   scan_storage<unsigned, Threads> scan;
 };
 
 namespace detail {
-enum : unsigned { slot_empty = 0, slot_writing = 1, slot_ready = 2 };
-
-// The slot holding `key`: claimed if absent (returns true in `claimed`).
-TILEKIT_EXEC_CHECK_DISABLE
-template <class Backend, class Storage, class T, class Eq>
-TILEKIT_HD unsigned find_or_claim(Storage& s, const T& key, unsigned index, Eq eq, bool& claimed) {
-  constexpr unsigned mask = Storage::capacity - 1;
-  unsigned h = key_hash(key) & mask;
-  claimed = false;
-  for (;;) {
-    unsigned st = Backend::atomic_cas(&s.state[h], unsigned(slot_empty), unsigned(slot_writing));
-    if (st == slot_empty) {
-      s.keys[h] = key;
-      s.first[h] = index;
-      Backend::store_release(&s.state[h], unsigned(slot_ready));
-      claimed = true;
-      return h;
-    }
-    // Taken: wait until its key is written (acquire: the key is visible after).
-    do st = Backend::load_acquire(&s.state[h]);
-    while (st != slot_ready);
-    if (eq(s.keys[h], key)) return h;
-    h = (h + 1) & mask;
-  }
-}
-
+// Linear probing in rounds separated by barriers, so no thread ever reads a slot
+// another thread is writing: each round, every unresolved item bids for its
+// current slot if it is free (the lowest item index wins), the winners write
+// their keys, and every unresolved item compares the slot's key with its own:
+// equal ends its probe (first occurrence: it won the slot), else it moves on.
+// Items with equal keys probe the same slots in the same rounds, so the lowest
+// index among them is the one that wins.
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class T, int K, class Storage, class Eq>
 TILEKIT_HD unsigned block_dedup(const Block& block, const T (&keys)[K], bool (&first)[K], Storage& s, Eq eq,
                                 unsigned valid_items) {
   using be = typename Block::backend;
+  constexpr unsigned mask = Storage::capacity - 1;
   const unsigned rank = block.thread_rank();
-  for (unsigned i = rank; i < Storage::capacity; i += block.num_threads()) s.state[i] = slot_empty;
+  for (unsigned i = rank; i < Storage::capacity; i += block.num_threads()) {
+    s.owner[i] = ~0u;
+    s.taken[i] = 0;
+  }
   if (rank == 0) s.distinct = 0;
-  block.sync();
   const unsigned n = items_valid(rank, K, valid_items);
   unsigned slot[K];
+  bool open[K];
   TILEKIT_UNROLL
   for (int k = 0; k < K; ++k) {
-    if (unsigned(k) >= n) continue;
-    bool claimed;
-    slot[k] = find_or_claim<be>(s, keys[k], rank * K + k, eq, claimed);
-    if (claimed) be::atomic_add(&s.distinct, 1u);
-    else be::atomic_min(&s.first[slot[k]], rank * unsigned(K) + k);
+    slot[k] = key_hash(keys[k]) & mask;
+    open[k] = unsigned(k) < n;
+    first[k] = false;
   }
-  block.sync();
-  TILEKIT_UNROLL
-  for (int k = 0; k < K; ++k) first[k] = unsigned(k) < n && s.first[slot[k]] == rank * unsigned(K) + k;
+  for (;;) {
+    if (rank == 0) s.pending = 0;
+    block.sync();
+    TILEKIT_UNROLL
+    for (int k = 0; k < K; ++k)
+      if (open[k] && !s.taken[slot[k]]) be::atomic_min(&s.owner[slot[k]], rank * unsigned(K) + k);
+    block.sync();
+    TILEKIT_UNROLL
+    for (int k = 0; k < K; ++k)
+      if (open[k] && !s.taken[slot[k]] && s.owner[slot[k]] == rank * unsigned(K) + k) {
+        s.keys[slot[k]] = keys[k];
+        first[k] = true;
+        be::atomic_add(&s.distinct, 1u);
+      }
+    block.sync();
+    TILEKIT_UNROLL
+    for (int k = 0; k < K; ++k) {
+      if (!open[k]) continue;
+      if (first[k] || eq(s.keys[slot[k]], keys[k])) {  // a winner always stops (a NaN equals not even itself)
+        open[k] = false;
+      } else {
+        slot[k] = (slot[k] + 1) & mask;
+        be::atomic_add(&s.pending, 1u);
+      }
+    }
+    // The winners' slots are taken from now on (set after the comparisons read them).
+    block.sync();
+    TILEKIT_UNROLL
+    for (int k = 0; k < K; ++k)
+      if (first[k]) s.taken[slot[k]] = 1;
+    const unsigned pending = s.pending;
+    block.sync();
+    if (pending == 0) break;
+  }
   return s.distinct;
 }
 }  // namespace detail

@@ -47,7 +47,7 @@ class gpu_context {
 
 namespace detail {
 template <class Body>
-__global__ void body_kernel(Body body) {
+__global__ void __launch_bounds__(1024) body_kernel(Body body) {  // launchable with any block size
   gpu_context ctx;
   body(ctx);
 }
