@@ -9,6 +9,8 @@
 // tilekit's block reduce gives the result to every thread; CUB's to thread 0.
 // "cub" is CUB as it comes; "cub_broadcast" adds the shared-memory broadcast a
 // CUB user needs to get tilekit's result everywhere.
+#include "bench_common.cuh"
+
 #include <tilekit/tilekit.cuh>
 
 #include <benchmark/benchmark.h>
@@ -22,15 +24,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK(call)                                                                                       \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
-  } while (0)
 
 constexpr int iters = 64;
 #define HARNESS_UNROLL _Pragma("unroll 1")
@@ -126,36 +119,7 @@ __global__ void __launch_bounds__(Threads) histogram_kernel(unsigned* out, int s
   }
 }
 
-int blocks() {
-  static const int b = [] {
-    int sms = 0;
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    return sms * 16;
-  }();
-  return b;
-}
-
-template <class Launch>
-void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  launch();
-  CHECK(cudaDeviceSynchronize());
-  for (auto _ : state) {
-    CHECK(cudaEventRecord(start));
-    launch();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    state.SetIterationTime(ms / 1000.0);
-  }
-  CHECK(cudaGetLastError());
-  state.counters["Gops"] = benchmark::Counter(ops_per_launch * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-}
+int blocks() { return bench::sm_count() * 16; }
 
 template <class T>
 std::vector<T> run_and_fetch(void (*kernel)(T*), unsigned grid, unsigned threads, std::size_t n) {
@@ -197,7 +161,7 @@ void add_reduce() {
   benchmark::RegisterBenchmark(n.c_str(), [](benchmark::State& s) {
     T* out;
     CHECK(cudaMalloc(&out, blocks() * sizeof(T)));
-    time_kernel(s, [&] { reduce_kernel<Threads, K, T, I><<<blocks(), Threads>>>(out); }, double(blocks()) * iters);
+    bench::time_kernel(s, [&] { reduce_kernel<Threads, K, T, I><<<blocks(), Threads>>>(out); }, double(blocks()) * iters);
     CHECK(cudaFree(out));
   })->UseManualTime();
 }
@@ -209,7 +173,7 @@ void add_scan() {
   benchmark::RegisterBenchmark(n.c_str(), [](benchmark::State& s) {
     T* out;
     CHECK(cudaMalloc(&out, std::size_t(blocks()) * Threads * sizeof(T)));
-    time_kernel(s, [&] { scan_kernel<Threads, K, T, I><<<blocks(), Threads>>>(out); }, double(blocks()) * iters);
+    bench::time_kernel(s, [&] { scan_kernel<Threads, K, T, I><<<blocks(), Threads>>>(out); }, double(blocks()) * iters);
     CHECK(cudaFree(out));
   })->UseManualTime();
 }
@@ -222,7 +186,7 @@ void add_histogram(bool skewed) {
     unsigned* out;
     CHECK(cudaMalloc(&out, 256 * sizeof(unsigned)));
     CHECK(cudaMemset(out, 0, 256 * sizeof(unsigned)));
-    time_kernel(s, [&] { histogram_kernel<Threads, K, I><<<blocks(), Threads>>>(out, skewed); },
+    bench::time_kernel(s, [&] { histogram_kernel<Threads, K, I><<<blocks(), Threads>>>(out, skewed); },
                 double(blocks()) * Threads * K * iters);
     CHECK(cudaFree(out));
   })->UseManualTime();

@@ -9,6 +9,8 @@
 // Every harness loop is unrolled by the same factor: nvcc re-checks warp
 // convergence (MATCH.ANY) once per loop trip for sub-warp masks, so letting it
 // pick a different unroll per implementation would measure the harness.
+#include "bench_common.cuh"
+
 #include <tilekit/tilekit.cuh>
 
 #include <benchmark/benchmark.h>
@@ -24,15 +26,6 @@
 namespace cg = cooperative_groups;
 
 namespace {
-
-#define CHECK(call)                                                                                       \
-  do {                                                                                                    \
-    cudaError_t e_ = (call);                                                                              \
-    if (e_ != cudaSuccess) {                                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));         \
-      std::exit(1);                                                                                       \
-    }                                                                                                     \
-  } while (0)
 
 constexpr unsigned threads = 256;
 constexpr int iters = 512;
@@ -138,44 +131,14 @@ __global__ void __launch_bounds__(threads) histogram_kernel(unsigned* out, unsig
   }
 }
 
-int blocks() {
-  static const int b = [] {
-    int dev = 0, sms = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms * 8;  // 8 blocks of 256 threads per SM: full occupancy
-  }();
-  return b;
-}
-
-template <class Launch>
-void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  launch();  // warm-up: module load
-  CHECK(cudaDeviceSynchronize());
-  for (auto _ : state) {
-    CHECK(cudaEventRecord(start));
-    launch();
-    CHECK(cudaEventRecord(stop));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    state.SetIterationTime(ms / 1000.0);
-  }
-  CHECK(cudaGetLastError());
-  state.counters["Gops"] = benchmark::Counter(ops_per_launch * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-}
+int blocks() { return bench::sm_count() * 8; }  // 8 blocks of 256 threads per SM: full occupancy
 
 template <unsigned N, class T, impl I>
 void bench_reduce(benchmark::State& state) {
   T* out;
   CHECK(cudaMalloc(&out, threads * sizeof(T)));
   const double tile_ops = double(blocks()) * threads / N * iters;
-  time_kernel(state, [&] { reduce_kernel<N, T, I><<<blocks(), threads>>>(out, T(3)); }, tile_ops);
+  bench::time_kernel(state, [&] { reduce_kernel<N, T, I><<<blocks(), threads>>>(out, T(3)); }, tile_ops);
   CHECK(cudaFree(out));
 }
 
@@ -184,7 +147,7 @@ void bench_scan(benchmark::State& state) {
   T* out;
   CHECK(cudaMalloc(&out, threads * sizeof(T)));
   const double tile_ops = double(blocks()) * threads / N * iters;
-  time_kernel(state, [&] { scan_kernel<N, T, I><<<blocks(), threads>>>(out, T(3)); }, tile_ops);
+  bench::time_kernel(state, [&] { scan_kernel<N, T, I><<<blocks(), threads>>>(out, T(3)); }, tile_ops);
   CHECK(cudaFree(out));
 }
 
@@ -194,7 +157,7 @@ void bench_histogram(benchmark::State& state, bins_of pattern, unsigned num_bins
   CHECK(cudaMalloc(&out, num_bins * sizeof(unsigned)));
   CHECK(cudaMemset(out, 0, num_bins * sizeof(unsigned)));
   const double samples = double(blocks()) * threads * iters / (Global ? 16 : 1);
-  time_kernel(state, [&] {
+  bench::time_kernel(state, [&] {
     histogram_kernel<N, H, Global><<<Global ? blocks() / 16 : blocks(), threads, Global ? 0 : num_bins * sizeof(unsigned)>>>(
         out, num_bins, int(pattern), 12345u);
   }, samples);

@@ -324,18 +324,7 @@ void check_block_compact(keep_pattern pattern, unsigned valid_items) {
   const std::size_t n = std::size_t(blocks) * Threads;
   const std::vector<int> values = random_vector<int>(n, g);
   std::vector<unsigned char> keep(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned r = i % Threads;
-    switch (pattern) {
-      case keep_pattern::all: keep[i] = 1; break;
-      case keep_pattern::none: keep[i] = 0; break;
-      case keep_pattern::alternating: keep[i] = r % 2; break;
-      case keep_pattern::first: keep[i] = r == 0; break;
-      case keep_pattern::last: keep[i] = r == Threads - 1; break;
-      case keep_pattern::random_half: keep[i] = g() % 2; break;
-      case keep_pattern::random_tenth: keep[i] = g() % 10 == 0; break;
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i) keep[i] = keep_at(pattern, unsigned(i % Threads), Threads, g);
   buf<int> d_values(values), d_stored(n, poison<int>()), d_part(n, poison<int>());
   buf<unsigned char> d_keep(keep);
   buf<unsigned> d_rank(2 * n, poison<unsigned>()), d_count(2 * n, poison<unsigned>());

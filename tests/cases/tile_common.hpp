@@ -76,6 +76,20 @@ inline const char* name(keep_pattern p) {
   return names[int(p)];
 }
 
+/// Whether the item at `position` of a group of `size` is kept under pattern p.
+inline bool keep_at(keep_pattern p, unsigned position, unsigned size, std::mt19937_64& g) {
+  switch (p) {
+    case keep_pattern::all: return true;
+    case keep_pattern::none: return false;
+    case keep_pattern::alternating: return position % 2 != 0;
+    case keep_pattern::first: return position == 0;
+    case keep_pattern::last: return position == size - 1;
+    case keep_pattern::random_half: return g() % 2 != 0;
+    case keep_pattern::random_tenth: return g() % 10 == 0;
+  }
+  return false;
+}
+
 enum class key_pattern { all_equal, all_distinct, few_values, many_values, float_specials };
 inline const char* name(key_pattern p) {
   const char* names[] = {"all equal", "all distinct", "few values (runs and repeats)", "many values", "+-0.0 and NaN"};

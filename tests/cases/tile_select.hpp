@@ -44,18 +44,7 @@ void check_compact(keep_pattern pattern) {
   const std::size_t n = std::size_t(blocks) * threads;
   const std::vector<T> values = random_vector<T>(n, g);
   std::vector<unsigned char> keep(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned lane = i % N;
-    switch (pattern) {
-      case keep_pattern::all: keep[i] = 1; break;
-      case keep_pattern::none: keep[i] = 0; break;
-      case keep_pattern::alternating: keep[i] = lane % 2; break;
-      case keep_pattern::first: keep[i] = lane == 0; break;
-      case keep_pattern::last: keep[i] = lane == N - 1; break;
-      case keep_pattern::random_half: keep[i] = g() % 2; break;
-      case keep_pattern::random_tenth: keep[i] = g() % 10 == 0; break;
-    }
-  }
+  for (std::size_t i = 0; i < n; ++i) keep[i] = keep_at(pattern, unsigned(i % N), N, g);
   typename B::template buffer<T> d_values(values), d_stored(n, poison<T>());
   typename B::template buffer<unsigned char> d_keep(keep);
   typename B::template buffer<unsigned> d_rank(n, poison<unsigned>()), d_count(n, poison<unsigned>()), d_sc(n, poison<unsigned>());
