@@ -52,4 +52,20 @@ void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch) 
   CHECK(cudaEventDestroy(stop));
 }
 
+/// main() of a benchmark program: without a CUDA device it says so and returns
+/// 77 (skipped); otherwise it registers the benchmarks and runs them.
+template <class Register>
+int run(int argc, char** argv, Register register_benchmarks) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: nothing to benchmark\n");
+    return 77;
+  }
+  register_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 }  // namespace bench

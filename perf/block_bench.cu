@@ -216,26 +216,19 @@ void add_scan_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: nothing to benchmark\n");
-    return 77;
-  }
-  add_reduce_all<256, 16, int>();  // CUB's sm_90 reduce tile
-  add_reduce_all<128, 8, int>();
-  add_reduce_all<256, 16, float>();
-  add_reduce_all<512, 4, int>();
-  add_scan_all<128, 15, int>();  // CUB's sm_90 scan tile
-  add_scan_all<256, 8, int>();
-  add_scan_all<128, 15, float>();
-  for (bool skewed : {false, true}) {
-    add_histogram<256, 8, impl::tilekit>(skewed);
-    add_histogram<256, 8, impl::cub>(skewed);
-    add_histogram<128, 16, impl::tilekit>(skewed);
-    add_histogram<128, 16, impl::cub>(skewed);
-  }
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bench::run(argc, argv, [] {
+    add_reduce_all<256, 16, int>();  // CUB's sm_90 reduce tile
+    add_reduce_all<128, 8, int>();
+    add_reduce_all<256, 16, float>();
+    add_reduce_all<512, 4, int>();
+    add_scan_all<128, 15, int>();  // CUB's sm_90 scan tile
+    add_scan_all<256, 8, int>();
+    add_scan_all<128, 15, float>();
+    for (bool skewed : {false, true}) {
+      add_histogram<256, 8, impl::tilekit>(skewed);
+      add_histogram<256, 8, impl::cub>(skewed);
+      add_histogram<128, 16, impl::tilekit>(skewed);
+      add_histogram<128, 16, impl::cub>(skewed);
+    }
+  });
 }

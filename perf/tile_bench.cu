@@ -228,17 +228,10 @@ void register_size() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: nothing to benchmark\n");
-    return 77;
-  }
-  register_size<4>();
-  register_size<8>();
-  register_size<16>();
-  register_size<32>();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return bench::run(argc, argv, [] {
+    register_size<4>();
+    register_size<8>();
+    register_size<16>();
+    register_size<32>();
+  });
 }
