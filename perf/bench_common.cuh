@@ -29,15 +29,17 @@ inline int sm_count() {
 }
 
 /// Times launch() with CUDA events once per benchmark iteration (after one
-/// warm-up launch) and reports ops_per_launch as the rate counter "Gops".
-template <class Launch>
-void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch) {
+/// warm-up launch) and reports ops_per_launch as the rate counter "Gops";
+/// prepare() runs before each timed launch, outside the timing (e.g. an L2 flush).
+template <class Launch, class Prepare = void (*)()>
+void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch, Prepare prepare = [] {}) {
   cudaEvent_t start, stop;
   CHECK(cudaEventCreate(&start));
   CHECK(cudaEventCreate(&stop));
   launch();  // warm-up: module load
   CHECK(cudaDeviceSynchronize());
   for (auto _ : state) {
+    prepare();
     CHECK(cudaEventRecord(start));
     launch();
     CHECK(cudaEventRecord(stop));

@@ -28,8 +28,16 @@ namespace {
 constexpr int iters = 64;
 #define HARNESS_UNROLL _Pragma("unroll 1")
 
-enum class impl { tilekit, cub, cub_broadcast };
-const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? "cub" : "cub_broadcast"; }
+// tilekit_warp_scans: the scan's other variant (the default, "tilekit", rakes).
+enum class impl { tilekit, cub, cub_broadcast, tilekit_warp_scans };
+const char* name(impl i) {
+  switch (i) {
+    case impl::tilekit: return "tilekit";
+    case impl::cub: return "cub";
+    case impl::cub_broadcast: return "cub_broadcast";
+    default: return "tilekit_warp_scans";
+  }
+}
 
 template <class T>
 __device__ T seed_value(unsigned i) {
@@ -74,6 +82,7 @@ __global__ void __launch_bounds__(Threads) scan_kernel(T* out) {
   using cub_scan = cub::BlockScan<T, Threads>;
   __shared__ union {
     tilekit::scan_storage<T, Threads> tk;
+    tilekit::scan_storage<T, Threads, tilekit::block_scan_algorithm::warp_scans> tk_warps;
     typename cub_scan::TempStorage cub;
   } storage;
   auto block = tilekit::this_block<Threads>();
@@ -83,6 +92,8 @@ __global__ void __launch_bounds__(Threads) scan_kernel(T* out) {
   for (int i = 0; i < iters; ++i) {
     T scanned[K];
     if constexpr (I == impl::tilekit) tilekit::exclusive_scan(block, items, scanned, tilekit::plus{}, T(0), storage.tk);
+    else if constexpr (I == impl::tilekit_warp_scans)
+      tilekit::exclusive_scan(block, items, scanned, tilekit::plus{}, T(0), storage.tk_warps);
     else cub_scan(storage.cub).ExclusiveSum(items, scanned);
     __syncthreads();
     for (int k = 0; k < K; ++k) items[k] += scanned[k] > T(0) ? T(1) : T(0);  // chains iterations, stays small
@@ -150,8 +161,9 @@ bool reduce_agrees() {
 template <unsigned Threads, int K, class T>
 bool scan_agrees() {
   const std::size_t n = std::size_t(blocks()) * Threads;
-  return same(run_and_fetch<T>(scan_kernel<Threads, K, T, impl::tilekit>, blocks(), Threads, n),
-              run_and_fetch<T>(scan_kernel<Threads, K, T, impl::cub>, blocks(), Threads, n));
+  const auto cub = run_and_fetch<T>(scan_kernel<Threads, K, T, impl::cub>, blocks(), Threads, n);
+  return same(run_and_fetch<T>(scan_kernel<Threads, K, T, impl::tilekit>, blocks(), Threads, n), cub) &&
+         same(run_and_fetch<T>(scan_kernel<Threads, K, T, impl::tilekit_warp_scans>, blocks(), Threads, n), cub);
 }
 
 template <unsigned Threads, int K, class T, impl I>
@@ -210,6 +222,7 @@ void add_scan_all() {
     std::exit(1);
   }
   add_scan<Threads, K, T, impl::tilekit>();
+  add_scan<Threads, K, T, impl::tilekit_warp_scans>();
   add_scan<Threads, K, T, impl::cub>();
 }
 
@@ -224,6 +237,8 @@ int main(int argc, char** argv) {
     add_scan_all<128, 15, int>();  // CUB's sm_90 scan tile
     add_scan_all<256, 8, int>();
     add_scan_all<128, 15, float>();
+    add_scan_all<512, 4, int>();
+    add_scan_all<1024, 1, int>();
     for (bool skewed : {false, true}) {
       add_histogram<256, 8, impl::tilekit>(skewed);
       add_histogram<256, 8, impl::cub>(skewed);

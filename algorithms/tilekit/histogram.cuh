@@ -81,16 +81,26 @@ TILEKIT_HD constexpr std::size_t histogram_storage_bytes(std::size_t bins) { ret
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class Counter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
 TILEKIT_HD void histogram_init(const Block& block, Counter* counters, unsigned bins) {
-  for (unsigned i = block.thread_rank(); i < bins; i += block.num_threads()) counters[i] = Counter(0);
+  // A compile-time stride where the block size is static.
+  const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
+  for (unsigned i = block.thread_rank(); i < bins; i += stride) counters[i] = Counter(0);
   block.sync();
 }
 
 /// Adds each thread's K samples (blocked arrangement) to the block's counters.
-/// @pre counters initialised (histogram_init) and every valid sample < bins.
+/// @pre counters initialised (histogram_init) and every sample < bins.
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class Bin, int K, class Counter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
-TILEKIT_HD void histogram(const Block& block, const Bin (&items)[K], Counter* counters,
-                          unsigned valid_items = ~0u) {
+TILEKIT_HD void histogram(const Block&, const Bin (&items)[K], Counter* counters) {
+  // No per-item predicate: the K atomics issue back to back.
+  TILEKIT_UNROLL
+  for (int k = 0; k < K; ++k) Block::backend::atomic_add(counters + items[k], Counter(1));
+}
+
+/// As above, counting only the first valid_items samples of the block.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class Bin, int K, class Counter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
+TILEKIT_HD void histogram(const Block& block, const Bin (&items)[K], Counter* counters, unsigned valid_items) {
   const unsigned n = detail::items_valid(block.thread_rank(), K, valid_items);
   TILEKIT_UNROLL
   for (int k = 0; k < K; ++k)
@@ -102,7 +112,8 @@ TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class Counter, class GlobalCounter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
 TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, GlobalCounter* global, unsigned bins) {
   block.sync();
-  for (unsigned i = block.thread_rank(); i < bins; i += block.num_threads())
+  const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
+  for (unsigned i = block.thread_rank(); i < bins; i += stride)
     if (counters[i] != Counter(0)) Block::backend::atomic_add(global + i, static_cast<GlobalCounter>(counters[i]));
 }
 

@@ -21,12 +21,15 @@
 //   reduce(block, items[K], op, storage[, valid_items])    blocked arrangement
 // Each whole warp reduces as a tile<32>; the lanes of a last, partial warp (Threads
 // not a multiple of 32) put their values in shared memory; after one barrier
-// every thread folds the warp totals and those values in order. CUB's
+// every thread folds the warp totals and those values in order, or, for 32-bit
+// integers with a built-in operator in whole-warp blocks, each warp reduces the
+// warp totals with one redux. A block of 32 threads needs no barrier. CUB's
 // BlockReduce gives the result to thread 0 only; here every thread has it.
 // storage: reduce_storage<T, Threads> in shared memory; call block.sync()
 // before reusing it. valid_items (>= 1): only threads / items below it count.
 #pragma once
 #include <tilekit/detail/block_shape.hpp>
+#include <tilekit/detail/grid_io.hpp>
 #include <tilekit/group_traits.hpp>
 #include <tilekit/operators.hpp>
 
@@ -112,17 +115,31 @@ TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Threads, class Block, class T, class Op, class Slots>
 TILEKIT_HD T block_reduce(const Block& block, const T& v, Op op, Slots& slots) {
   using shape = block_shape<Threads>;
-  const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
-  if (warp < shape::full_warps) {
-    const T total = tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);
-    if (lane == 0) slots[warp] = total;
+  constexpr unsigned count = shape::full_warps + shape::rest;
+  if constexpr (Threads == 32) {
+    return tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);  // one warp: no shared memory
   } else {
-    slots[shape::full_warps + lane] = v;
+    const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
+    if (shape::rest == 0 || warp < shape::full_warps) {
+      const T total = tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);
+      if (lane == 0) slots[warp] = total;
+    } else {
+      slots[shape::full_warps + lane] = v;
+    }
+    block.sync();
+    using warp_tile = decltype(tilekit::tiled_partition<32>(block));
+    if constexpr (shape::rest == 0 && hardware_reducible_v<T, Op> && warp_tile::has_hardware_reduce) {
+      // Whole warps only: lane i takes warp i's total, one redux per warp (every
+      // thread folding every slot issues `count` times the instructions).
+      const T x = lane < count ? T(slots[lane]) : identity<T>(op);
+      return reduce_hardware(tilekit::tiled_partition<32>(block), x, op);
+    } else {
+      T r = slots[0];
+      TILEKIT_UNROLL
+      for (unsigned i = 1; i < count; ++i) r = op(r, slots[i]);
+      return r;
+    }
   }
-  block.sync();
-  T r = slots[0];
-  for (unsigned i = 1; i < shape::full_warps + shape::rest; ++i) r = op(r, slots[i]);
-  return r;
 }
 
 }  // namespace detail
@@ -170,5 +187,166 @@ TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
 }
 
 #undef TILEKIT_BLOCK_ONLY
+
+// ---------------------------------------------------------------- grid level
+//
+// device_reduce(launcher, temp, temp_bytes, in, n, out, op, init): *out = init op
+// (op over in[0 .. n)), in ONE kernel launch (CUB takes two). Each block folds its
+// tiles (16-byte vector loads where the input is an aligned pointer), reduces them
+// as a block, and publishes its total; the last block to finish (a ticket counter,
+// zeroed before the launch) combines the totals in block order and writes *out.
+// op must be associative and commutative: items meet in an order set by the grid.
+// For a given n and device that order is fixed, so results (floats included) are
+// bitwise the same run after run. The entry points are tilekit::device::reduce
+// (GPU) and this function with a tilekit::sim::launcher (simulator).
+
+/// Tuning of the device-wide reduce, measured on the H200 (perf/device_bench.cu).
+struct reduce_tuning {
+  static constexpr unsigned threads = 256;
+  static constexpr unsigned vectors = 4;        // 16-byte loads per thread per tile
+  static constexpr unsigned scalar_items = 16;  // items per thread per tile for other inputs
+  static constexpr unsigned blocks_per_sm = 8;
+};
+
+namespace detail {
+
+template <class In, class Tuning = reduce_tuning>
+struct reduce_shape {
+  static constexpr unsigned vec = vector_items<In>();
+  static constexpr unsigned items = vector_loadable_v<In> ? Tuning::vectors * vec : Tuning::scalar_items;
+  static constexpr count_t tile = count_t(Tuning::threads) * items;
+};
+
+template <unsigned Threads, class In, class Out, class T, class Op>
+struct reduce_grid_body {
+  using shape = reduce_shape<In>;
+  struct shared_t {
+    reduce_storage<T, Threads> reduce;
+    bool last;
+  };
+  In in;
+  count_t n, head, full_tiles;  // head: items before the first 16-byte boundary
+  Out out;
+  Op op;
+  T init;
+  T* partials;       // one per block
+  unsigned* ticket;  // zero at launch
+
+  // op over the items of full tile t held by this thread.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD T tile_part(count_t t, unsigned rank) const {
+    const count_t base = head + t * shape::tile;
+    if constexpr (vector_loadable_v<In>) {
+      using V = value_of<In>;
+      vector_of<V, shape::vec> v[reduce_tuning::vectors];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+        v[j] = load_vector<V, shape::vec>(in + base + (count_t(j) * Threads + rank) * shape::vec);
+      T part = T(v[0].item[0]);
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+        TILEKIT_UNROLL
+        for (unsigned i = 0; i < shape::vec; ++i)
+          if (j + i > 0) part = op(part, T(v[j].item[i]));
+      return part;
+    } else {
+      T part = T(in[base + rank]);
+      TILEKIT_UNROLL
+      for (unsigned k = 1; k < shape::items; ++k) part = op(part, T(in[base + count_t(k) * Threads + rank]));
+      return part;
+    }
+  }
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
+    shared_t& s = ctx.template shared<shared_t>();
+    const unsigned rank = block.thread_rank();
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
+    if (n == 0) {
+      if (rank == 0) *out = init;
+      return;
+    }
+    T acc = init;
+    bool have = false;
+    for (count_t t = b; t < full_tiles; t += blocks) {
+      const T part = tile_part(t, rank);
+      acc = have ? op(acc, part) : part;
+      have = true;
+    }
+    // The head and the tail past the full tiles go to the block next in line.
+    const count_t rest = n - full_tiles * shape::tile, tail = head + full_tiles * shape::tile;
+    if (rest > 0 && b == full_tiles % blocks) {
+      for (count_t i = rank; i < rest; i += Threads) {
+        const T x = T(in[i < head ? i : tail + (i - head)]);
+        acc = have ? op(acc, x) : x;
+        have = true;
+      }
+    }
+    // Threads with items are a prefix of the block: all of them, or the first `rest`.
+    const unsigned valid = b < full_tiles || rest >= count_t(Threads) ? Threads : unsigned(rest);
+    const T total =
+        valid == Threads ? tilekit::reduce(block, acc, op, s.reduce) : tilekit::reduce(block, acc, op, s.reduce, valid);
+    if (blocks == 1) {
+      if (rank == 0) *out = op(init, total);
+      return;
+    }
+    if (rank == 0) {
+      partials[b] = total;
+      be::fence();  // the total is visible before the ticket is
+      s.last = be::atomic_add(ticket, 1u) == unsigned(blocks - 1);
+    }
+    block.sync();
+    if (!s.last) return;
+    be::fence();
+    acc = init;
+    have = false;
+    for (count_t i = rank; i < blocks; i += Threads) {
+      acc = have ? op(acc, partials[i]) : partials[i];
+      have = true;
+    }
+    const unsigned count = blocks < count_t(Threads) ? unsigned(blocks) : Threads;
+    const T all = tilekit::reduce(block, acc, op, s.reduce, count);
+    if (rank == 0) *out = op(init, all);
+  }
+};
+
+}  // namespace detail
+
+/// The device-wide reduce's dispatch, for any launcher (tilekit::gpu_launcher,
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null input with n > 0, a
+/// null output pointer, or temp_bytes too small.
+template <class Launcher, class In, class Out, class T, class Op>
+typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                            detail::count_t n, Out out, Op op, T init) {
+  constexpr unsigned threads = reduce_tuning::threads;
+  using body_t = detail::reduce_grid_body<threads, In, Out, T, Op>;
+  using shape = typename body_t::shape;
+  const unsigned sms = launcher.sm_count();
+  const unsigned max_blocks = (sms > 0 ? sms : 1) * reduce_tuning::blocks_per_sm;
+  detail::temp_carver carve(temp);
+  T* partials = carve.take<T>(max_blocks);
+  unsigned* ticket = carve.take<unsigned>(1);
+  if (temp == nullptr) {
+    temp_bytes = carve.bytes();
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<In>::value)
+    if (n > 0 && in == nullptr) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<Out>::value)
+    if (out == nullptr) return launcher.invalid_value;
+  const detail::count_t head = detail::misaligned_head(in, n);
+  const detail::count_t full_tiles = (n - head) / shape::tile;
+  const detail::count_t units = full_tiles + (n - full_tiles * shape::tile > 0 ? 1 : 0);
+  const unsigned grid = units < detail::count_t(max_blocks) ? unsigned(units > 0 ? units : 1) : max_blocks;
+  if (grid > 1)
+    if (auto e = launcher.zero(ticket, sizeof(unsigned)); e != launcher.success) return e;
+  return launcher.run(grid, threads, body_t{in, n, head, full_tiles, out, op, init, partials, ticket},
+                      sizeof(typename body_t::shared_t));
+}
 
 }  // namespace tilekit

@@ -35,6 +35,17 @@ struct gpu_backend {
   __device__ static T load_acquire(const T* address) {
     return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_acquire);
   }
+  /// A device-scope relaxed load: polls without the cost of an acquire (which
+  /// invalidates the SM's L1); pair it with fence() once the flag is seen.
+  template <class T>
+  __device__ static T load_relaxed(const T* address) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_relaxed);
+  }
+  /// A device-scope relaxed store.
+  template <class T>
+  __device__ static void store_relaxed(T* address, T value) {
+    cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_relaxed);
+  }
   /// A device-scope release store.
   template <class T>
   __device__ static void store_release(T* address, T value) {

@@ -82,4 +82,27 @@ cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const
                                      shared_bytes, stream);
 }
 
+/// Where the device-wide algorithms run their kernels on the GPU: a stream of the
+/// current device. The simulator has the same shape (tilekit::sim::launcher), so the
+/// dispatch code of a device-wide algorithm is written once.
+struct gpu_launcher {
+  using error_type = cudaError_t;
+  static constexpr cudaError_t success = cudaSuccess;
+  static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
+  cudaStream_t stream = 0;
+
+  /// Streaming multiprocessors of the current device (0 if it cannot be queried).
+  unsigned sm_count() const {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
+    return static_cast<unsigned>(sms);
+  }
+  template <class Body>
+  cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
+  }
+  cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
+};
+
 }  // namespace tilekit

@@ -114,6 +114,10 @@ void check_block_reduce(unsigned valid_items) {
 
 // ---------------------------------------------------------------- scan
 
+inline const char* algorithm_name(tilekit::block_scan_algorithm a) {
+  return a == tilekit::block_scan_algorithm::raking ? "raking" : "warp_scans";
+}
+
 struct recording_prefix {  // CUB-style running-prefix callback: returns a seed, remembers the aggregate
   int seed;
   int* seen_aggregate;
@@ -125,7 +129,7 @@ struct recording_prefix {  // CUB-style running-prefix callback: returns a seed,
 
 // Per item: inclusive, exclusive(init), partial-tile inclusive and exclusive(init);
 // per thread: the four aggregates; the scalar forms when K == 1.
-template <unsigned Threads, int K, class T, class Op>
+template <unsigned Threads, int K, class T, class Op, tilekit::block_scan_algorithm A>
 struct block_scan_body {
   const T* in;
   T init;
@@ -137,7 +141,7 @@ struct block_scan_body {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    auto& storage = ctx.template shared<tilekit::scan_storage<T, Threads>>();
+    auto& storage = ctx.template shared<tilekit::scan_storage<T, Threads, A>>();
     const std::size_t t = std::size_t(block.group_index().x) * Threads + block.thread_rank();
     const Op op{};
     T items[K], out[K];
@@ -166,7 +170,8 @@ struct block_scan_body {
   }
 };
 
-template <class B, unsigned Threads, int K, class T, class Op>
+template <class B, unsigned Threads, int K, class T, class Op,
+          tilekit::block_scan_algorithm A = tilekit::default_block_scan_algorithm>
 void check_block_scan(unsigned valid_items) {
   auto g = rng_for(next_salt());
   const unsigned blocks = 3;
@@ -174,11 +179,11 @@ void check_block_scan(unsigned valid_items) {
   const std::vector<T> in = block_data<T>(n * K, g);
   const T init = random_value<T>(g);
   buf<T> d_in(in), d_items(4 * K * n, poison<T>()), d_totals(7 * n, poison<T>());
-  B::run(blocks, Threads, block_scan_body<Threads, K, T, Op>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
-         sizeof(tilekit::scan_storage<T, Threads>));
+  B::run(blocks, Threads, block_scan_body<Threads, K, T, Op, A>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
+         sizeof(tilekit::scan_storage<T, Threads, A>));
   const auto items = d_items.to_host();
   const auto totals = d_totals.to_host();
-  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> scan " << type_name<T>() << " " << op_name<Op>() << " x" << K
+  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> scan (" << algorithm_name(A) << ") " << type_name<T>() << " " << op_name<Op>() << " x" << K
                              << " valid_items " << valid_items << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     const Op op{};
@@ -231,7 +236,7 @@ void check_block_scan(unsigned valid_items) {
 }
 
 // The running-prefix callback: every block seeds its scan with 1000 * block + 7.
-template <unsigned Threads, int K>
+template <unsigned Threads, int K, tilekit::block_scan_algorithm A>
 struct block_scan_prefix_body {
   const int* in;
   int* inclusive;
@@ -242,7 +247,7 @@ struct block_scan_prefix_body {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    auto& storage = ctx.template shared<tilekit::scan_storage<int, Threads>>();
+    auto& storage = ctx.template shared<tilekit::scan_storage<int, Threads, A>>();
     const unsigned b = block.group_index().x;
     const std::size_t t = std::size_t(b) * Threads + block.thread_rank();
     int items[K], out[K];
@@ -257,17 +262,17 @@ struct block_scan_prefix_body {
   }
 };
 
-template <class B, unsigned Threads, int K>
+template <class B, unsigned Threads, int K, tilekit::block_scan_algorithm A>
 void check_block_scan_prefix() {
   auto g = rng_for(next_salt());
   const unsigned blocks = 3;
   const std::size_t n = std::size_t(blocks) * Threads * K;
   const std::vector<int> in = block_data<int>(n, g);
   buf<int> d_in(in), d_inc(n, poison<int>()), d_exc(n, poison<int>()), d_seen(blocks, poison<int>());
-  B::run(blocks, Threads, block_scan_prefix_body<Threads, K>{d_in.data(), d_inc.data(), d_exc.data(), d_seen.data()},
-         sizeof(tilekit::scan_storage<int, Threads>));
+  B::run(blocks, Threads, block_scan_prefix_body<Threads, K, A>{d_in.data(), d_inc.data(), d_exc.data(), d_seen.data()},
+         sizeof(tilekit::scan_storage<int, Threads, A>));
   const auto inc = d_inc.to_host(), exc = d_exc.to_host(), seen = d_seen.to_host();
-  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> scan with prefix callback x" << K << ", TILEKIT_TEST_SEED=" << base_seed()) {
+  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> scan (" << algorithm_name(A) << ") with prefix callback x" << K << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     for (unsigned b = 0; b < blocks; ++b) {
       int run = int(1000 * b + 7), total = 0;
@@ -520,10 +525,19 @@ BOOST_AUTO_TEST_CASE(scan_every_block_size) {
   using namespace tk_test;
   for_each_block_size([](auto size) {
     constexpr unsigned T = decltype(size)::value;
-    check_block_scan<backend, T, 1, int, tilekit::plus>(T / 2 + 1);
-    check_block_scan<backend, T, 4, int, tilekit::plus>(1);
-    check_block_scan<backend, T, 7, int, tilekit::plus>(T * 7 - 3);
-    check_block_scan_prefix<backend, T, 4>();
+    using algo = tilekit::block_scan_algorithm;
+    check_block_scan<backend, T, 1, int, tilekit::plus, algo::raking>(T / 2 + 1);
+    check_block_scan<backend, T, 4, int, tilekit::plus, algo::raking>(1);
+    check_block_scan<backend, T, 7, int, tilekit::plus, algo::raking>(T * 7 - 3);
+    check_block_scan_prefix<backend, T, 4, algo::raking>();
+    check_block_scan<backend, T, 1, int, tilekit::plus, algo::warp_scans>(T / 2 + 1);
+    check_block_scan<backend, T, 7, int, tilekit::plus, algo::warp_scans>(T * 7 - 3);
+    check_block_scan_prefix<backend, T, 4, algo::warp_scans>();
+  });
+  for_each_size<1, 17>([](auto size) {  // under a warp: raking falls back to warp_scans
+    constexpr unsigned T = decltype(size)::value;
+    check_block_scan<backend, T, 4, int, tilekit::plus, tilekit::block_scan_algorithm::raking>(T * 2 + 1);
+    check_block_scan_prefix<backend, T, 4, tilekit::block_scan_algorithm::raking>();
   });
 }
 
@@ -535,6 +549,7 @@ BOOST_AUTO_TEST_CASE(scan_types_and_operators) {
     check_block_scan<backend, T, 7, double, tilekit::plus>(T * 3);
     check_block_scan<backend, T, 4, int, tilekit::maximum>(T * 2);
     check_block_scan<backend, T, 4, mat2, mat_mul>(T * 4 - 9);  // not commutative
+    check_block_scan<backend, T, 4, mat2, mat_mul, tilekit::block_scan_algorithm::warp_scans>(T * 4 - 9);
     check_block_scan<backend, T, 1, tracked, tilekit::plus>(T);
   });
 }

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <vector>
 
 #define TK_CUDA_CHECK(call)                                                                           \
@@ -59,6 +60,19 @@ struct gpu_backend {
     TK_CUDA_CHECK(tilekit::launch_cooperative(grid, block, 0, body, shared_bytes));
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  /// Where the device-wide algorithms' dispatch runs its kernels.
+  static tilekit::gpu_launcher launcher() { return {}; }
+  static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
+  /// TILEKIT_TEST_SMALL=1 (set under compute-sanitizer): smaller device-wide cases.
+  static bool small() {
+    const char* s = std::getenv("TILEKIT_TEST_SMALL");
+    return s && *s == '1';
+  }
+  /// Whether the device-wide cases run counts past 2^31 and 2^32 (iterator inputs).
+  static bool huge_counts() { return !small(); }
+  /// Largest inputs of the device-wide cases.
+  static std::size_t device_max_items() { return std::size_t(1) << (small() ? 16 : 24); }
+  static void sync() { TK_CUDA_CHECK(cudaDeviceSynchronize()); }
   /// Far more blocks than fit on the GPU at once.
   static unsigned chain_blocks() { return 20000; }
   /// Two blocks per SM: fits a cooperative launch of 128-thread blocks.

@@ -40,6 +40,19 @@ struct sim_backend {
     opt.resident_blocks = grid;
     tilekit::sim::launch(grid, block, body, opt);
   }
+  /// Where the device-wide algorithms' dispatch runs its kernels.
+  /// Many blocks in flight, so look-back meets tiles that have published only their aggregate.
+  static tilekit::sim::launcher launcher() {
+    tilekit::sim::launcher l;
+    l.opt.resident_blocks = 40;
+    return l;
+  }
+  static constexpr int invalid_value = tilekit::sim::launcher::invalid_value;
+  /// Largest inputs of the device-wide cases (fibers are slow).
+  /// Whether the device-wide cases run counts past 2^31 and 2^32 (iterator inputs).
+  static bool huge_counts() { return false; }
+  static std::size_t device_max_items() { return std::size_t(1) << 17; }
+  static void sync() {}
   static unsigned chain_blocks() { return 40; }
   static unsigned cooperative_blocks() { return 6; }
 };

@@ -50,6 +50,15 @@ TILEKIT_HD unsigned lowest_bit(unsigned x) {
 #endif
 }
 
+// Index of the highest set bit; x must not be 0.
+TILEKIT_HD unsigned highest_bit(unsigned x) {
+#if TILEKIT_DEVICE_PASS
+  return static_cast<unsigned>(31 - __clz(static_cast<int>(x)));
+#else
+  return static_cast<unsigned>(31 - __builtin_clz(x));
+#endif
+}
+
 // Bits of the lanes below `lane` (lane in 0..31).
 TILEKIT_HD constexpr unsigned lanes_below(unsigned lane) { return (1u << lane) - 1u; }
 

@@ -47,6 +47,18 @@ struct backend {
     detail::runtime::get().spin_point();
     return *address;
   }
+  /// A device-scope relaxed load (polled like load_acquire).
+  template <class T>
+  static T load_relaxed(const T* address) {
+    detail::runtime::get().spin_point();
+    return *address;
+  }
+  /// A device-scope relaxed store.
+  template <class T>
+  static void store_relaxed(T* address, T value) {
+    *address = value;
+    written();
+  }
   /// A device-scope release store.
   template <class T>
   static void store_release(T* address, T value) {
@@ -221,5 +233,28 @@ void launch(dim3 grid, dim3 block, Body&& body, std::size_t shared_bytes = 0) {
   opt.shared_bytes = shared_bytes;
   launch(grid, block, std::forward<Body>(body), opt);
 }
+
+/// The simulator's counterpart of tilekit::gpu_launcher: the device-wide
+/// algorithms' dispatch code runs its kernels here, on host memory.
+struct launcher {
+  using error_type = int;
+  static constexpr int success = 0;
+  static constexpr int invalid_value = 1;  // what cudaErrorInvalidValue is on the GPU
+  unsigned sms = 4;                        // the pretended device's multiprocessor count
+  options opt{};
+
+  unsigned sm_count() const { return sms; }
+  template <class Body>
+  int run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    options o = opt;
+    o.shared_bytes = shared_bytes;
+    launch(dim3(grid), dim3(block), body, o);
+    return success;
+  }
+  int zero(void* p, std::size_t bytes) const {
+    std::memset(p, 0, bytes);
+    return success;
+  }
+};
 
 }  // namespace tilekit::sim

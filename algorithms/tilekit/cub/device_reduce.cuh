@@ -1,0 +1,81 @@
+// tilekit/cub/device_reduce.cuh - cub::DeviceReduce's interface over tilekit's
+// one-launch device reduce (tilekit/device/reduce.cuh).
+//
+// Covered: Reduce, Sum, Min, Max, TransformReduce, with CUB's signatures (CCCL 3.0)
+// and its two-phase temp-storage protocol. Differences from CUB: results come from
+// one kernel launch (plus a 4-byte memset when more than one block runs); num_items
+// of any integer type up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue.
+// ArgMin / ArgMax are not covered yet.
+#pragma once
+#include <tilekit/device/reduce.cuh>
+
+#include <cuda/functional>
+#include <cuda/std/functional>
+#include <cuda/std/limits>
+
+namespace tilekit::cub {
+
+namespace detail {
+template <class It>
+using it_value_t = tilekit::detail::value_of<It>;
+
+// The output iterator's value type, or In's when the output's is void (CUB's non_void_value_t).
+template <class Out, class In>
+using sum_t = tilekit::detail::stdx::conditional_t<
+    tilekit::detail::stdx::is_void<typename ::cuda::std::iterator_traits<Out>::value_type>::value, it_value_t<In>,
+    typename ::cuda::std::iterator_traits<Out>::value_type>;
+
+// in[i] as transform(in[i]): an input iterator for TransformReduce.
+template <class In, class F>
+struct transformed {
+  In in;
+  F f;
+  using value_type = tilekit::detail::remove_cvref_t<decltype(f(*in))>;
+  __host__ __device__ value_type operator[](std::int64_t i) const { return f(in[i]); }
+  __host__ __device__ value_type operator*() const { return f(*in); }
+};
+}  // namespace detail
+
+struct DeviceReduce {
+  template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class T, class NumItemsT>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                            OutputIteratorT d_out, NumItemsT num_items, ReductionOpT reduction_op, T init,
+                            cudaStream_t stream = 0) {
+    return tilekit::device::reduce(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items), d_out,
+                                   reduction_op, init, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                         OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using T = detail::sum_t<OutputIteratorT, InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, ::cuda::std::plus<>{}, T{}, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                         OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using T = detail::it_value_t<InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, ::cuda::minimum<>{},
+                  ::cuda::std::numeric_limits<T>::max(), stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                         OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using T = detail::it_value_t<InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, ::cuda::maximum<>{},
+                  ::cuda::std::numeric_limits<T>::lowest(), stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class TransformOpT, class T,
+            class NumItemsT>
+  static cudaError_t TransformReduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                     OutputIteratorT d_out, NumItemsT num_items, ReductionOpT reduction_op,
+                                     TransformOpT transform_op, T init, cudaStream_t stream = 0) {
+    return Reduce(d_temp_storage, temp_storage_bytes, detail::transformed<InputIteratorT, TransformOpT>{d_in, transform_op},
+                  d_out, num_items, reduction_op, init, stream);
+  }
+};
+
+}  // namespace tilekit::cub

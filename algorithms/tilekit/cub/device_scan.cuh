@@ -1,0 +1,55 @@
+// tilekit/cub/device_scan.cuh - cub::DeviceScan's interface over tilekit's
+// one-pass device scan (tilekit/device/scan.cuh).
+//
+// Covered: InclusiveSum, ExclusiveSum, InclusiveScan, ExclusiveScan (with an
+// init value), InclusiveScanInit, with CUB's signatures (CCCL 3.0) and its
+// two-phase temp-storage protocol; in == out works. Differences: the tile states
+// are zeroed by a memset instead of CUB's separate init kernel; num_items up to
+// 2^63 - 1; a negative num_items is cudaErrorInvalidValue. Not covered yet: the
+// single-iterator in-place overloads (pass the same pointer as d_in and d_out),
+// ExclusiveScan with a future value, the ByKey scans.
+#pragma once
+#include <tilekit/cub/device_reduce.cuh>
+#include <tilekit/device/scan.cuh>
+
+namespace tilekit::cub {
+
+struct DeviceScan {
+  template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
+  static cudaError_t InclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                  OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    return InclusiveScan(d_temp_storage, temp_storage_bytes, d_in, d_out, ::cuda::std::plus<>{}, num_items, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
+  static cudaError_t ExclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                  OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
+    using T = detail::it_value_t<InputIteratorT>;
+    return ExclusiveScan(d_temp_storage, temp_storage_bytes, d_in, d_out, ::cuda::std::plus<>{}, T{}, num_items, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class NumItemsT>
+  static cudaError_t InclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                   OutputIteratorT d_out, ScanOpT scan_op, NumItemsT num_items, cudaStream_t stream = 0) {
+    return tilekit::device::inclusive_scan(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items),
+                                           d_out, scan_op, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class InitValueT, class NumItemsT>
+  static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                   OutputIteratorT d_out, ScanOpT scan_op, InitValueT init_value, NumItemsT num_items,
+                                   cudaStream_t stream = 0) {
+    return tilekit::device::exclusive_scan(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items),
+                                           d_out, scan_op, init_value, stream);
+  }
+
+  template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class InitValueT, class NumItemsT>
+  static cudaError_t InclusiveScanInit(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                       OutputIteratorT d_out, ScanOpT scan_op, InitValueT init_value, NumItemsT num_items,
+                                       cudaStream_t stream = 0) {
+    return tilekit::device::inclusive_scan_init(d_temp_storage, temp_storage_bytes, d_in,
+                                                static_cast<std::int64_t>(num_items), d_out, scan_op, init_value, stream);
+  }
+};
+
+}  // namespace tilekit::cub

@@ -1,0 +1,71 @@
+// tilekit/device/reduce.cuh - device-wide reduce on the GPU, one kernel launch.
+//
+//   cudaError_t tilekit::device::reduce(temp, temp_bytes, in, n, out, op, init[, stream])
+//       CUB's two-phase protocol: temp == nullptr sets temp_bytes and returns.
+//   cudaError_t tilekit::device::reduce(in, n, out, op, init[, stream])
+//       allocates its temporary storage in the stream (cudaMallocAsync).
+//   sum(in, n, out[, stream]), min(...), max(...)  with the operator's identity as init.
+//
+// *out = init op in[0] op ... op in[n-1]; n is a 64-bit count; in is a pointer or a
+// random-access iterator, out a pointer or output iterator. op must be associative
+// and commutative; results are bitwise repeatable on a given device and n (see
+// tilekit/reduce.cuh, grid level). Errors: cudaErrorInvalidValue, with nothing
+// written, for n < 0, a null in with n > 0, a null out, a too small temp_bytes.
+#pragma once
+#include <tilekit/launch.cuh>
+#include <tilekit/operators.hpp>
+#include <tilekit/reduce.cuh>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tilekit::device {
+
+template <class In, class Out, class T, class Op>
+cudaError_t reduce(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, Op op, T init,
+                   cudaStream_t stream = 0) {
+  return device_reduce(gpu_launcher{stream}, temp, temp_bytes, in, n, out, op, init);
+}
+
+namespace detail {
+// Runs call(temp, temp_bytes) twice: the size query, then with storage allocated in the stream.
+template <class Call>
+cudaError_t with_temp(cudaStream_t stream, Call call) {
+  std::size_t bytes = 0;
+  if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
+  void* temp = nullptr;
+  if (cudaError_t e = cudaMallocAsync(&temp, bytes, stream); e != cudaSuccess) return e;
+  const cudaError_t e = call(temp, bytes);
+  const cudaError_t f = cudaFreeAsync(temp, stream);
+  return e != cudaSuccess ? e : f;
+}
+}  // namespace detail
+
+template <class In, class Out, class T, class Op>
+cudaError_t reduce(In in, std::int64_t n, Out out, Op op, T init, cudaStream_t stream = 0) {
+  return detail::with_temp(stream, [&](void* temp, std::size_t& bytes) {
+    return device::reduce(temp, bytes, in, n, out, op, init, stream);
+  });
+}
+
+template <class In, class Out>
+cudaError_t sum(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  return device::reduce(in, n, out, plus{}, identity<T>(plus{}), stream);
+}
+
+template <class In, class Out>
+cudaError_t min(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  return device::reduce(in, n, out, minimum{}, identity<T>(minimum{}), stream);
+}
+
+template <class In, class Out>
+cudaError_t max(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  return device::reduce(in, n, out, maximum{}, identity<T>(maximum{}), stream);
+}
+
+}  // namespace tilekit::device

@@ -1,0 +1,10 @@
+// tilekit/cub.cuh - the CUB-compatible facade: with
+//
+//   #include <tilekit/cub.cuh>
+//   namespace cub = tilekit::cub;
+//
+// code written against CUB's device-wide calls compiles unchanged and runs on
+// tilekit. What it covers and where it differs: README.md, "The CUB facade".
+#pragma once
+#include <tilekit/cub/device_reduce.cuh>
+#include <tilekit/cub/device_scan.cuh>

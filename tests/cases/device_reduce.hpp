@@ -1,0 +1,178 @@
+// Device-wide reduce (one launch), written once for both backends through the
+// launcher-generic dispatch tilekit::device_reduce: sizes around every tile and
+// grid boundary, misaligned pointers, iterator inputs, types and operators,
+// invalid arguments, bitwise repeatability. References are sequential CPU code
+// (floats: a double-precision sum within rounding).
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/reduce.cuh>
+
+#include <cmath>
+#include <limits>
+
+namespace tk_test {
+
+template <class T>
+using dbuf = typename ::backend::template buffer<T>;
+
+/// Runs the two-phase protocol through the backend's launcher; returns the error.
+template <class In, class Out, class T, class Op>
+auto run_device_reduce(In in, std::int64_t n, Out out, Op op, T init) {
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  auto e = tilekit::device_reduce(launcher, nullptr, bytes, in, n, out, op, init);
+  BOOST_REQUIRE(e == launcher.success);
+  BOOST_REQUIRE(bytes > 0);
+  dbuf<unsigned char> temp(bytes, 0xCD);  // poisoned: the dispatch must initialise what it relies on
+  e = tilekit::device_reduce(launcher, temp.data(), bytes, in, n, out, op, init);
+  ::backend::sync();
+  return e;
+}
+
+template <class T>
+bool close_to(const T& got, double want, double scale) {
+  if constexpr (std::is_floating_point_v<T>) return double(got) == want || std::fabs(double(got) - want) <= 1e-5 * scale + 1e-6;
+  else return false;
+}
+
+/// Sizes: 0, 1, 2, 31..33, tile-1..tile+1, several tiles, 2^k +- 1, primes, one random.
+inline std::vector<std::int64_t> device_sizes(std::size_t max_items, std::int64_t tile, std::mt19937_64& g) {
+  std::vector<std::int64_t> s = {0, 1, 2, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 3 * tile + 17, 7919, 65537};
+  for (std::int64_t k = 10; (std::int64_t(1) << k) + 1 <= std::int64_t(max_items); k += 3) {
+    s.push_back((std::int64_t(1) << k) - 1);
+    s.push_back((std::int64_t(1) << k) + 1);
+  }
+  s.push_back(std::int64_t(max_items));
+  s.push_back(std::int64_t(g() % max_items));
+  std::vector<std::int64_t> out;
+  for (auto n : s)
+    if (n >= 0 && n <= std::int64_t(max_items)) out.push_back(n);
+  return out;
+}
+
+template <class T, class Op>
+void check_device_reduce_type(Op op, T init, const char* what) {
+  auto g = rng_for(next_salt());
+  const std::size_t max_n = ::backend::device_max_items();
+  const std::int64_t tile = tilekit::detail::reduce_shape<const T*>::tile;
+  std::vector<T> data = random_vector<T>(max_n + 8, g);
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4)
+    for (auto& x : data) x = static_cast<T>(x % 1000);  // sums stay far from overflow
+  dbuf<T> d_in(data);
+  for (std::int64_t n : device_sizes(max_n, tile, g)) {
+    for (std::int64_t offset : {0, 1, 3}) {  // misaligned starts read a head item by item
+      if (n + offset > std::int64_t(data.size())) continue;
+      dbuf<T> d_out(1, poison<T>());
+      const auto e = run_device_reduce(d_in.data() + offset, n, d_out.data(), op, init);
+      const T got = d_out.to_host()[0];
+      BOOST_TEST_CONTEXT(::backend::name << " device reduce " << what << " " << type_name<T>() << " n=" << n << " offset="
+                                         << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == ::backend::launcher().success);
+        if constexpr (std::is_floating_point_v<T>) {
+          double want = double(init), scale = std::fabs(double(init));
+          for (std::int64_t i = 0; i < n; ++i) {
+            want = op(want, double(data[offset + i]));  // the operator in double precision
+            scale += std::fabs(double(data[offset + i]));
+          }
+          BOOST_TEST(close_to(got, want, scale), "got " << show(got) << ", want " << want);
+        } else {
+          T want = init;
+          for (std::int64_t i = 0; i < n; ++i) want = op(want, data[offset + i]);
+          BOOST_TEST(same_value(got, want), "got " << show(got) << ", want " << show(want));
+        }
+      }
+    }
+  }
+}
+
+/// in[i] = i % 1000 as int64, from an iterator: the closed form checks counts past 2^31 without memory.
+struct mod_1000 {
+  std::int64_t base;
+  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return (base + i) % 1000; }
+  TILEKIT_HD std::int64_t operator*() const { return base % 1000; }
+};
+inline std::int64_t mod_1000_sum(std::int64_t n) {
+  return (n / 1000) * 499500 + (n % 1000) * (n % 1000 - 1) / 2;
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_reduce)
+
+BOOST_AUTO_TEST_CASE(int32_operators) {
+  using namespace tk_test;
+  // Small values: no sum over 2^24 items overflows.
+  check_device_reduce_type<std::int32_t>(tilekit::plus{}, 7, "plus");
+  check_device_reduce_type<std::int32_t>(custom_plus{}, -3, "custom plus");
+  check_device_reduce_type<std::int32_t>(tilekit::minimum{}, std::numeric_limits<std::int32_t>::max(), "minimum");
+  check_device_reduce_type<std::int32_t>(tilekit::maximum{}, std::numeric_limits<std::int32_t>::lowest(), "maximum");
+  check_device_reduce_type<std::uint32_t>(tilekit::bit_xor{}, 0u, "xor");
+}
+
+BOOST_AUTO_TEST_CASE(wide_and_float_types) {
+  using namespace tk_test;
+  check_device_reduce_type<std::int64_t>(tilekit::plus{}, std::int64_t(1) << 40, "plus");
+  check_device_reduce_type<std::int8_t>(tilekit::maximum{}, std::int8_t(-128), "maximum");
+  check_device_reduce_type<double>(tilekit::plus{}, 0.5, "plus");
+  check_device_reduce_type<float>(tilekit::plus{}, 0.0f, "plus");
+  check_device_reduce_type<float>(tilekit::minimum{}, std::numeric_limits<float>::infinity(), "minimum");
+}
+
+BOOST_AUTO_TEST_CASE(iterator_input_and_counts) {
+  using namespace tk_test;
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(999), std::int64_t(1001), std::int64_t(123457),
+                         std::int64_t(::backend::device_max_items()) * 6 + 5}) {  // more tiles than blocks
+    dbuf<std::int64_t> out(1, poison<std::int64_t>());
+    const auto e = run_device_reduce(mod_1000{0}, n, out.data(), tilekit::plus{}, std::int64_t(11));
+    BOOST_TEST_CONTEXT(::backend::name << " device reduce of an iterator, n=" << n) {
+      BOOST_TEST(e == ::backend::launcher().success);
+      BOOST_TEST(out.to_host()[0] == mod_1000_sum(n) + 11);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](auto) { return ::backend::huge_counts(); })) {
+  using namespace tk_test;
+  for (std::int64_t n : {(std::int64_t(1) << 31) - 1, (std::int64_t(1) << 31) + 3, (std::int64_t(1) << 32) + 5}) {
+    dbuf<std::int64_t> out(1, poison<std::int64_t>());
+    const auto e = run_device_reduce(mod_1000{0}, n, out.data(), tilekit::plus{}, std::int64_t(0));
+    BOOST_TEST_CONTEXT(::backend::name << " device reduce of an iterator, n=" << n) {
+      BOOST_TEST(e == ::backend::launcher().success);
+      BOOST_TEST(out.to_host()[0] == mod_1000_sum(n));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(float_results_repeat_bitwise) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t n = ::backend::device_max_items() - 3;
+  const std::vector<float> data = random_vector<float>(n, g);
+  dbuf<float> in(data), a(1, poison<float>()), b(1, poison<float>());
+  BOOST_TEST(run_device_reduce(in.data(), std::int64_t(n), a.data(), tilekit::plus{}, 0.0f) == ::backend::launcher().success);
+  BOOST_TEST(run_device_reduce(in.data(), std::int64_t(n), b.data(), tilekit::plus{}, 0.0f) == ::backend::launcher().success);
+  BOOST_TEST(same_value(a.to_host()[0], b.to_host()[0]), "two runs differ: " << show(a.to_host()[0]) << " vs " << show(b.to_host()[0]));
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  dbuf<int> in(std::vector<int>(100, 1)), out(1, poison<int>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, in.data(), 100, out.data(), tilekit::plus{}, 0) == launcher.success);
+  dbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), bytes, in.data(), -1, out.data(), tilekit::plus{}, 0) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 5, out.data(),
+                                    tilekit::plus{}, 0) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), bytes, in.data(), 5, static_cast<int*>(nullptr), tilekit::plus{},
+                                    0) == ::backend::invalid_value);
+  std::size_t too_few = bytes - 1;
+  BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), too_few, in.data(), 5, out.data(), tilekit::plus{}, 0) ==
+             ::backend::invalid_value);
+  ::backend::sync();
+  BOOST_TEST(is_poison(out.to_host()[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

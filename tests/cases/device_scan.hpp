@@ -1,0 +1,159 @@
+// Device-wide scans (one pass, decoupled look-back), written once for both
+// backends through the launcher-generic dispatch tilekit::device_scan: inclusive,
+// inclusive with init, exclusive with init; sizes around tile boundaries and
+// many tiles; in place; misaligned pointers; an iterator input; a
+// non-commutative operator; invalid arguments. References: sequential CPU scans.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/scan.cuh>
+
+#include <cmath>
+
+namespace tk_test {
+
+template <class T>
+using sbuf = typename ::backend::template buffer<T>;
+
+enum class scan_kind { inclusive, inclusive_init, exclusive_init };
+inline const char* name(scan_kind k) {
+  return k == scan_kind::inclusive ? "inclusive" : k == scan_kind::inclusive_init ? "inclusive(init)" : "exclusive(init)";
+}
+
+template <class In, class Out, class T, class Op>
+auto run_device_scan(scan_kind kind, In in, std::int64_t n, Out out, Op op, T init) {
+  const auto launcher = ::backend::launcher();
+  const bool has_init = kind != scan_kind::inclusive;
+  std::size_t bytes = 0;
+  auto scan = [&](void* temp) {
+    return kind == scan_kind::exclusive_init ? tilekit::device_scan<false>(launcher, temp, bytes, in, n, out, op, init, true)
+                                             : tilekit::device_scan<true>(launcher, temp, bytes, in, n, out, op, init, has_init);
+  };
+  BOOST_REQUIRE(scan(nullptr) == launcher.success);
+  sbuf<unsigned char> temp(bytes, 0xCD);  // poisoned: the dispatch zeroes the tile states itself
+  const auto e = scan(temp.data());
+  ::backend::sync();
+  return e;
+}
+
+template <class T, class Op>
+std::vector<T> reference_scan(scan_kind kind, const T* x, std::int64_t n, Op op, T init) {
+  std::vector<T> r;
+  r.reserve(std::size_t(n));
+  T run = init;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (kind == scan_kind::exclusive_init) {
+      r.push_back(run);
+      run = op(run, x[i]);
+    } else {
+      run = (i == 0 && kind == scan_kind::inclusive) ? x[0] : op(run, x[i]);
+      r.push_back(run);
+    }
+  }
+  return r;
+}
+
+template <class T>
+bool scan_matches(const T& got, const T& want, double scale) {
+  if constexpr (std::is_floating_point_v<T>) return std::fabs(double(got) - double(want)) <= 1e-5 * scale + 1e-3;
+  else return got == want;
+}
+
+template <class T, class Op>
+void check_device_scan_type(Op op, const char* what) {
+  auto g = rng_for(next_salt());
+  const std::size_t max_n = std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 22);
+  const std::int64_t tile = tilekit::detail::scan_shape<const T*, T>::tile;
+  std::vector<T> data = random_vector<T>(max_n + 8, g);
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4)
+    for (auto& x : data) x = static_cast<T>(x % 1000);
+  const T init = random_value<T>(g);
+  sbuf<T> d_in(data);
+  std::vector<std::int64_t> sizes = {0, 1, 2, 31, 33, tile - 1, tile, tile + 1, 2 * tile, 33 * tile + 5, 65 * tile - 1,
+                                     std::int64_t(max_n), std::int64_t(g() % max_n)};
+  for (std::int64_t n : sizes) {
+    if (n > std::int64_t(max_n)) continue;
+    for (scan_kind kind : {scan_kind::inclusive, scan_kind::inclusive_init, scan_kind::exclusive_init}) {
+      for (std::int64_t offset : {0, 1}) {
+        sbuf<T> d_out(std::size_t(n) + 1, poison<T>());
+        const auto e = run_device_scan(kind, d_in.data() + offset, n, d_out.data(), op, init);
+        const auto got = d_out.to_host();
+        const auto want = reference_scan(kind, data.data() + offset, n, op, init);
+        BOOST_TEST_CONTEXT(::backend::name << " device scan " << name(kind) << " " << what << " " << type_name<T>() << " n=" << n
+                                           << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+          BOOST_TEST(e == ::backend::launcher().success);
+          mismatch_log log;
+          double scale = 0;
+          if constexpr (std::is_floating_point_v<T>) scale = std::fabs(double(init));
+          for (std::int64_t i = 0; i < n; ++i) {
+            if constexpr (std::is_floating_point_v<T>) scale += std::fabs(double(data[offset + i]));
+            if (!scan_matches(got[i], want[i], scale))  // the message only for a mismatch: millions of items
+              log.expect_true(false, "item " + std::to_string(i) + ": got " + show(got[i]) + ", want " + show(want[i]));
+          }
+          log.expect_true(is_poison(got[n]), "wrote past the end");
+          BOOST_TEST(log.count == 0u);
+        }
+      }
+    }
+  }
+}
+
+/// in[i] = i % 13 - 6 from an iterator.
+struct mod_13 {
+  TILEKIT_HD int operator[](std::int64_t i) const { return int(i % 13) - 6; }
+  TILEKIT_HD int operator*() const { return -6; }
+};
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_scan)
+
+BOOST_AUTO_TEST_CASE(types_and_operators) {
+  using namespace tk_test;
+  check_device_scan_type<std::int32_t>(tilekit::plus{}, "plus");
+  check_device_scan_type<std::int32_t>(tilekit::maximum{}, "maximum");
+  check_device_scan_type<std::uint32_t>(custom_plus{}, "custom plus");
+  check_device_scan_type<std::int64_t>(tilekit::plus{}, "plus");
+  check_device_scan_type<double>(tilekit::plus{}, "plus");
+  check_device_scan_type<float>(tilekit::plus{}, "plus");
+  check_device_scan_type<mat2>(mat_mul{}, "matrix product (not commutative)");
+}
+
+BOOST_AUTO_TEST_CASE(in_place_and_iterator_input) {
+  using namespace tk_test;
+  const std::int64_t n = std::int64_t(::backend::device_max_items() / 4) + 77;
+  std::vector<int> h(std::size_t(n), 0);
+  for (std::int64_t i = 0; i < n; ++i) h[std::size_t(i)] = int(i % 13) - 6;
+  sbuf<int> d(h);
+  BOOST_TEST(run_device_scan(scan_kind::inclusive, d.data(), n, d.data(), tilekit::plus{}, 0) == ::backend::launcher().success);
+  const auto got = d.to_host();
+  const auto want = reference_scan(scan_kind::inclusive, h.data(), n, tilekit::plus{}, 0);
+  BOOST_TEST(got == want);
+  sbuf<int> out(std::size_t(n), poison<int>());
+  BOOST_TEST(run_device_scan(scan_kind::exclusive_init, mod_13{}, n, out.data(), tilekit::plus{}, 100) == ::backend::launcher().success);
+  BOOST_TEST(out.to_host() == reference_scan(scan_kind::exclusive_init, h.data(), n, tilekit::plus{}, 100));
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  sbuf<int> in(std::vector<int>(100, 1)), out(100, poison<int>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_scan<true>(launcher, nullptr, bytes, in.data(), 100, out.data(), tilekit::plus{}, 0, false) == launcher.success);
+  sbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, in.data(), -1, out.data(), tilekit::plus{}, 0, false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(),
+                                        tilekit::plus{}, 0, false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr),
+                                        tilekit::plus{}, 0, false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_scan<false>(launcher, temp.data(), bytes, in.data(), 100, out.data(), tilekit::plus{}, 0, false) ==
+             ::backend::invalid_value);  // exclusive needs an init
+  std::size_t too_few = bytes - 1;
+  BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), too_few, in.data(), 100, out.data(), tilekit::plus{}, 0, false) ==
+             ::backend::invalid_value);
+  ::backend::sync();
+  for (int v : out.to_host()) BOOST_TEST(is_poison(v));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

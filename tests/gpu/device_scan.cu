@@ -1,0 +1,91 @@
+// Device-wide scans on the GPU: the shared cases, then tilekit::device and the
+// cub facade against CUB itself on the same data.
+#include "../common/gpu_backend.cuh"
+using backend = tk_test::gpu_backend;
+#include "../cases/device_scan.hpp"
+
+#include <tilekit/cub/device_scan.cuh>
+
+#include <cub/device/device_scan.cuh>
+
+namespace {
+
+template <class Call>
+cudaError_t two_phase(Call call) {
+  std::size_t bytes = 0;
+  if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
+  void* temp = nullptr;
+  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  const cudaError_t e = call(temp, bytes);
+  TK_CUDA_CHECK(cudaDeviceSynchronize());
+  TK_CUDA_CHECK(cudaFree(temp));
+  return e;
+}
+
+// tilekit::cub::DeviceScan and ::cub::DeviceScan on the same data: integers exactly.
+template <class T>
+void facade_matches_cub(std::int64_t n, tk_test::device_buffer<T>& in) {
+  const int num = static_cast<int>(n);
+  for (int which = 0; which < 5; ++which) {
+    tk_test::device_buffer<T> a(std::size_t(n) + 1, tk_test::poison<T>()), b(std::size_t(n) + 1, tk_test::poison<T>());
+    auto call = [&](auto scan, T* out) {
+      return two_phase([&](void* t, std::size_t& s) {
+        switch (which) {
+          case 0: return scan.InclusiveSum(t, s, in.data(), out, num);
+          case 1: return scan.ExclusiveSum(t, s, in.data(), out, num);
+          case 2: return scan.InclusiveScan(t, s, in.data(), out, cuda::maximum<>{}, num);
+          case 3: return scan.ExclusiveScan(t, s, in.data(), out, cuda::std::plus<>{}, T(17), num);
+          default: return scan.InclusiveScanInit(t, s, in.data(), out, cuda::std::plus<>{}, T(-5), num);
+        }
+      });
+    };
+    BOOST_TEST(call(tilekit::cub::DeviceScan{}, a.data()) == cudaSuccess);
+    BOOST_TEST(call(cub::DeviceScan{}, b.data()) == cudaSuccess);
+    const auto ha = a.to_host(), hb = b.to_host();
+    std::size_t bad = 0, first = 0;
+    for (std::size_t i = 0; i <= std::size_t(n); ++i)
+      if (!tk_test::same_value(ha[i], hb[i]) && bad++ == 0) first = i;
+    BOOST_TEST(bad == 0u, "scan " << which << ": " << bad << " items differ from CUB, first at " << first << ": "
+                                 << tk_test::show(ha[first]) << " vs " << tk_test::show(hb[first]));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(device_scan)
+
+BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<int> ints = tk_test::random_vector<int>(std::size_t(1) << 24, g);
+  for (auto& x : ints) x %= 1000;
+  tk_test::device_buffer<int> di(ints);
+  std::vector<long long> longs = tk_test::random_vector<long long>(std::size_t(1) << 20, g);
+  tk_test::device_buffer<long long> dl(longs);
+  for (std::int64_t n : {0, 1, 2047, 2049, 100003, 1 << 20, (1 << 24) - 3}) {
+    BOOST_TEST_CONTEXT("int n=" << n << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) { facade_matches_cub<int>(n, di); }
+  }
+  for (std::int64_t n : {1, 1023, 1025, 77777, 1 << 20}) {
+    BOOST_TEST_CONTEXT("int64 n=" << n << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) { facade_matches_cub<long long>(n, dl); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(native_entry_points_in_a_stream) {
+  std::vector<int> h(3000017);
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = int(i % 7) - 3;
+  tk_test::device_buffer<int> in(h), out(h.size(), tk_test::poison<int>());
+  cudaStream_t stream;
+  TK_CUDA_CHECK(cudaStreamCreate(&stream));
+  BOOST_TEST(tilekit::device::exclusive_scan(in.data(), std::int64_t(h.size()), out.data(), tilekit::plus{}, 10, stream) == cudaSuccess);
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+  const auto got = out.to_host();
+  int run = 10;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    bad += got[i] != run;
+    run += h[i];
+  }
+  BOOST_TEST(bad == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
