@@ -3,10 +3,12 @@
 // process, 2^10 to 2^28 items, with the measured limits of the same run:
 //   limit/copy   cudaMemcpyAsync device to device, bytes read + written
 //   limit/read   a streaming kernel reading 16-byte vectors, bytes read
+// Algorithms: reduce (sum), inclusive scan, select_if (about half kept), unique.
 // Each timed launch follows an L2 flush (a 256 MiB memset outside the timing),
 // so inputs that fit in the 60 MB L2 are read from memory. CUDA-event timing,
 // medians of repetitions; the counter "GBps" is the bytes the algorithm must
-// move (reduce: n*4 read; scan: n*4 read + n*4 written) per second. Every
+// move (reduce: n*4 read; scan: n*4 read + n*4 written; select and unique:
+// n*4 read + the kept items written) per second. Every
 // implementation's result is checked against CUB's once before timing.
 #include "bench_common.cuh"
 
@@ -17,8 +19,12 @@
 #include <cub/device/device_scan.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
+#include <thrust/copy.h>
 #include <thrust/scan.h>
+#include <thrust/unique.h>
+#include <cub/device/device_select.cuh>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -28,7 +34,12 @@ namespace {
 
 constexpr int min_log = 10, max_log = 28;
 
+struct below_zero {  // about half of the data
+  __host__ __device__ bool operator()(int x) const { return x < 0; }
+};
+
 struct workspace {
+  std::vector<int> h;  // the input, also on the host
   int* in = nullptr;
   int* out = nullptr;
   void* temp = nullptr;
@@ -38,19 +49,24 @@ struct workspace {
 
   workspace() {
     const std::size_t n = std::size_t(1) << max_log;
-    std::vector<int> h(n);
+    h.resize(n);
     std::mt19937 g(20261129);
     for (auto& x : h) x = int(g() % 2001) - 1000;  // random, never all zeros; sums stay in range
     CHECK(cudaMalloc(&in, n * sizeof(int)));
-    CHECK(cudaMalloc(&out, n * sizeof(int)));
+    CHECK(cudaMalloc(&out, (n + 1) * sizeof(int)));
     CHECK(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     CHECK(cudaMalloc(&flush, flush_bytes));
-    std::size_t a = 0, b = 0, c = 0, d = 0;
+    std::size_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
     CHECK(tilekit::cub::DeviceReduce::Sum(nullptr, a, in, out, int(n)));
     CHECK(cub::DeviceReduce::Sum(nullptr, b, in, out, int(n)));
     CHECK(tilekit::cub::DeviceScan::InclusiveSum(nullptr, c, in, out, int(n)));
     CHECK(cub::DeviceScan::InclusiveSum(nullptr, d, in, out, int(n)));
-    temp_bytes = std::max(std::max(a, b), std::max(c, d));
+    CHECK(tilekit::cub::DeviceSelect::If(nullptr, e, in, out, out + n, int(n), below_zero{}));
+    CHECK(cub::DeviceSelect::If(nullptr, f, in, out, out + n, int(n), below_zero{}));
+    std::size_t u = 0, v = 0;
+    CHECK(tilekit::cub::DeviceSelect::Unique(nullptr, u, in, out, out + n, int(n)));
+    CHECK(cub::DeviceSelect::Unique(nullptr, v, in, out, out + n, int(n)));
+    temp_bytes = std::max({a, b, c, d, e, f, u, v});
     CHECK(cudaMalloc(&temp, temp_bytes));
   }
   void flush_l2() const { CHECK(cudaMemsetAsync(flush, 0, flush_bytes)); }
@@ -89,6 +105,24 @@ void scan(impl i, int n) {
   else thrust::inclusive_scan(thrust::device, w.in, w.in + n, w.out);
 }
 
+// select_if (which = 0) or unique (which = 1); the count goes to out[n] (device).
+void run_select(impl i, int n, int which) {
+  auto& w = ws();
+  std::size_t bytes = w.temp_bytes;
+  int* num = w.out + n;
+  if (i == impl::tilekit) {
+    if (which == 0) CHECK(tilekit::cub::DeviceSelect::If(w.temp, bytes, w.in, w.out, num, n, below_zero{}));
+    else CHECK(tilekit::cub::DeviceSelect::Unique(w.temp, bytes, w.in, w.out, num, n));
+  } else if (i == impl::cub) {
+    if (which == 0) CHECK(cub::DeviceSelect::If(w.temp, bytes, w.in, w.out, num, n, below_zero{}));
+    else CHECK(cub::DeviceSelect::Unique(w.temp, bytes, w.in, w.out, num, n));
+  } else {
+    const int count = which == 0 ? int(thrust::copy_if(thrust::device, w.in, w.in + n, w.out, below_zero{}) - w.out)
+                                 : int(thrust::unique_copy(thrust::device, w.in, w.in + n, w.out) - w.out);
+    CHECK(cudaMemcpy(num, &count, sizeof(int), cudaMemcpyHostToDevice));
+  }
+}
+
 int thrust_sum = 0;
 void run_reduce(impl i, int n) {
   if (i == impl::thrust) thrust_sum = thrust::reduce(thrust::device, ws().in, ws().in + n);
@@ -123,16 +157,47 @@ bool agrees(int n) {
       return false;
     }
   }
+  for (int which : {0, 1}) {
+    run_select(impl::cub, n, which);
+    const auto want_all = fetch(n + 1);
+    const int count = want_all[n];
+    for (impl i : {impl::tilekit, impl::thrust}) {
+      CHECK(cudaMemset(ws().out, 0xCD, std::size_t(n + 1) * sizeof(int)));
+      run_select(i, n, which);
+      const auto got = fetch(n + 1);
+      if (got[n] != count || !std::equal(got.begin(), got.begin() + count, want_all.begin())) {
+        std::fprintf(stderr, "%s n=%d: %s differs from cub\n", which ? "unique" : "select_if", n, name(i));
+        return false;
+      }
+    }
+  }
   return true;
+}
+
+// Items select_if (which = 0) or unique (which = 1) keeps among the first n: the bytes they write.
+std::size_t kept(int n, int which) {
+  const auto& h = ws().h;
+  std::size_t k = 0;
+  for (int i = 0; i < n; ++i) k += which == 0 ? h[i] < 0 : (i == 0 || h[i] != h[i - 1]);
+  return k;
 }
 
 void add(const std::string& algo, impl i, int log_n) {
   const int n = 1 << log_n;
-  const double bytes = algo == "reduce" ? 4.0 * n : 8.0 * n;
+  const double bytes = algo == "reduce"   ? 4.0 * n
+                       : algo == "scan"   ? 8.0 * n
+                       : algo == "select" ? 4.0 * (double(n) + double(kept(n, 0)))
+                                          : 4.0 * (double(n) + double(kept(n, 1)));
   const std::string label = "device_" + algo + "/int32/" + std::to_string(log_n) + "/" + name(i);
   benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& s) {
     bench::time_kernel(
-        s, [&] { algo == "reduce" ? run_reduce(i, n) : scan(i, n); }, double(n), [] { ws().flush_l2(); });
+        s,
+        [&] {
+          if (algo == "reduce") run_reduce(i, n);
+          else if (algo == "scan") scan(i, n);
+          else run_select(i, n, algo == "select" ? 0 : 1);
+        },
+        double(n), [] { ws().flush_l2(); });
     s.counters["GBps"] = benchmark::Counter(bytes * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
   })->UseManualTime()->Iterations(25);
 }
@@ -163,6 +228,8 @@ int main(int argc, char** argv) {
       add_limits(log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("reduce", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("scan", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("select", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("unique", i, log_n);
     }
   });
 }

@@ -520,11 +520,11 @@ struct scan_shape {
 //   Larger values: a flag word and the values as 32-bit words, written before the
 //   flag is released and read after its acquire (an acquire also empties the L1,
 //   so this path costs more).
-// wait(tile) spins until the tile has published and returns {flag, value}.
+// wait(tile, v) spins until the tile has published, sets v and returns the flag.
 template <class T, bool Packed = (sizeof(T) <= 4)>
 struct tile_states {
-  static constexpr std::size_t flag_words = 0;                          // temp storage: flags
-  static constexpr std::size_t value_words = 2;                         // 32-bit words per tile
+  static constexpr std::size_t flag_words = 0;   // 32-bit words of temp storage per tile: flags
+  static constexpr std::size_t value_words = 2;  // and values (here one 64-bit word, flag included)
   unsigned* flags;
   unsigned* values;  // as unsigned long long, one per tile
 
@@ -701,7 +701,8 @@ struct scan_grid_body {
 /// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
 /// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input or output
-/// with n > 0, an exclusive scan without init, or temp_bytes too small.
+/// with n > 0, an exclusive scan without init, temp_bytes too small, or more
+/// than 2^31 - 1 tiles (one per block: about 4 * 10^12 int items).
 template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
 typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                           detail::count_t n, Out out, Op op, T init, bool has_init) {

@@ -8,3 +8,4 @@
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_scan.cuh>
+#include <tilekit/cub/device_select.cuh>

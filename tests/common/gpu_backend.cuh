@@ -42,6 +42,20 @@ class device_buffer {
   T* p_ = nullptr;
 };
 
+/// Runs call(temp, temp_bytes) through CUB's two phases: the size query, then
+/// with that much device memory; returns the second call's error.
+template <class Call>
+cudaError_t two_phase(Call call) {
+  std::size_t bytes = 0;
+  if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
+  void* temp = nullptr;
+  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  const cudaError_t e = call(temp, bytes);
+  TK_CUDA_CHECK(cudaDeviceSynchronize());
+  TK_CUDA_CHECK(cudaFree(temp));
+  return e;
+}
+
 struct gpu_backend {
   static constexpr const char* name = "gpu";
   static constexpr unsigned tile_blocks = 40;

@@ -11,18 +11,7 @@ using backend = tk_test::gpu_backend;
 
 namespace {
 
-// Runs one DeviceReduce-shaped call of namespace-like type R through the two phases.
-template <class Call>
-cudaError_t two_phase(Call call) {
-  std::size_t bytes = 0;
-  if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
-  void* temp = nullptr;
-  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  const cudaError_t e = call(temp, bytes);
-  TK_CUDA_CHECK(cudaDeviceSynchronize());
-  TK_CUDA_CHECK(cudaFree(temp));
-  return e;
-}
+using tk_test::two_phase;
 
 struct square {
   __host__ __device__ long long operator()(int x) const { return static_cast<long long>(x) * x; }

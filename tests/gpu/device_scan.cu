@@ -10,17 +10,7 @@ using backend = tk_test::gpu_backend;
 
 namespace {
 
-template <class Call>
-cudaError_t two_phase(Call call) {
-  std::size_t bytes = 0;
-  if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
-  void* temp = nullptr;
-  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  const cudaError_t e = call(temp, bytes);
-  TK_CUDA_CHECK(cudaDeviceSynchronize());
-  TK_CUDA_CHECK(cudaFree(temp));
-  return e;
-}
+using tk_test::two_phase;
 
 // tilekit::cub::DeviceScan and ::cub::DeviceScan on the same data: integers exactly.
 template <class T>

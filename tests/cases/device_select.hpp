@@ -1,0 +1,145 @@
+// Device-wide select, partition and unique (one pass, look-back over 64-bit
+// counts), written once for both backends through tilekit::device_select:
+// selectivity 0%, 1%, 50%, 100%; flags; runs for unique; two-way partition with
+// the rejected items reversed (as CUB); sizes around tiles; outputs poisoned;
+// invalid arguments. References: sequential CPU code.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/compact.cuh>
+
+namespace tk_test {
+
+template <class T>
+using selbuf = typename ::backend::template buffer<T>;
+
+struct below {
+  int threshold;
+  TILEKIT_HD bool operator()(int x) const { return x < threshold; }
+};
+
+struct equal_to {
+  TILEKIT_HD bool operator()(int a, int b) const { return a == b; }
+};
+
+enum class select_kind { if_, flagged, unique, partition };
+inline const char* name(select_kind k) {
+  switch (k) {
+    case select_kind::if_: return "select_if";
+    case select_kind::flagged: return "select_flagged";
+    case select_kind::unique: return "unique";
+    default: return "partition";
+  }
+}
+
+/// Runs one select through the two phases; returns the error.
+template <class Keep>
+auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* num_out, Keep keep, bool partition) {
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in, n, out, num_out, keep, partition) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_select(launcher, temp.data(), bytes, in, n, out, num_out, keep, partition);
+  ::backend::sync();
+  return e;
+}
+
+inline void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g) {
+  std::vector<int> data(std::size_t(n) + 1);
+  for (auto& x : data) x = kind == select_kind::unique ? int(g() % 3 == 0 ? g() % 1000 : 0) : int(g() % 1000);
+  if (kind == select_kind::unique)  // runs: each item repeats the previous one with probability 2/3
+    for (std::size_t i = 1; i < data.size(); ++i)
+      if (data[i] == 0) data[i] = data[i - 1];
+  std::vector<unsigned char> flags(data.size());
+  for (std::size_t i = 0; i < data.size(); ++i) flags[i] = data[i] < threshold;
+  selbuf<int> d_in(data), d_out(std::size_t(n) + 1, poison<int>());
+  selbuf<unsigned char> d_flags(flags);
+  selbuf<std::int64_t> d_num(1, poison<std::int64_t>());
+  // reference
+  std::vector<int> kept, rejected;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int x = data[std::size_t(i)];
+    const bool keep = kind == select_kind::unique ? (i == 0 || data[std::size_t(i) - 1] != x) : x < threshold;
+    (keep ? kept : rejected).push_back(x);
+  }
+  decltype(run_device_select(nullptr, 0, nullptr, nullptr, tilekit::detail::keep_if<below>{}, false)) e{};
+  switch (kind) {
+    case select_kind::if_:
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::detail::keep_if<below>{below{threshold}}, false);
+      break;
+    case select_kind::flagged:
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
+                            tilekit::detail::keep_flagged<const unsigned char*>{d_flags.data()}, false);
+      break;
+    case select_kind::unique:
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
+                            tilekit::detail::keep_unique<const int*, equal_to>{d_in.data(), equal_to{}}, false);
+      break;
+    case select_kind::partition:
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::detail::keep_if<below>{below{threshold}}, true);
+      break;
+  }
+  const auto out = d_out.to_host();
+  const auto num = d_num.to_host()[0];
+  BOOST_TEST_CONTEXT(::backend::name << " device " << name(kind) << " n=" << n << " threshold=" << threshold
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == ::backend::launcher().success);
+    BOOST_TEST(num == std::int64_t(kept.size()));
+    mismatch_log log;
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      if (out[i] != kept[i]) log.expect(out[i], kept[i], "kept item " + std::to_string(i));
+    if (kind == select_kind::partition) {
+      for (std::size_t j = 0; j < rejected.size(); ++j)  // reversed at the back
+        if (out[std::size_t(n) - 1 - j] != rejected[j]) log.expect(out[std::size_t(n) - 1 - j], rejected[j], "rejected item " + std::to_string(j));
+      log.expect_true(is_poison(out[std::size_t(n)]), "wrote past the end");
+    } else {
+      for (std::size_t i = kept.size(); i <= std::size_t(n); ++i)
+        if (!is_poison(out[i])) log.expect_true(false, "wrote past the selected count at " + std::to_string(i));
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_select)
+
+BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t tile = tilekit::detail::select_tuning::threads * tilekit::detail::select_tuning::items;
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(33), tile - 1, tile, tile + 1, 37 * tile + 11, max_n - 5}) {
+    for (int threshold : {0, 10, 500, 1000}) {  // 0%, 1%, 50%, 100% kept
+      check_device_select(select_kind::if_, n, threshold, g);
+      check_device_select(select_kind::partition, n, threshold, g);
+    }
+    check_device_select(select_kind::flagged, n, 300, g);
+    check_device_select(select_kind::unique, n, 0, g);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  selbuf<int> in(std::vector<int>(100, 1)), out(100, poison<int>());
+  selbuf<std::int64_t> num(1, poison<std::int64_t>());
+  const tilekit::detail::keep_if<below> keep{below{5}};
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data(), keep, false) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data(), keep, false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data(), keep,
+                                    false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr),
+                                    keep, false) == ::backend::invalid_value);
+  std::size_t too_few = bytes - 1;
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), too_few, in.data(), 100, out.data(), num.data(), keep, false) ==
+             ::backend::invalid_value);
+  ::backend::sync();
+  for (int v : out.to_host()) BOOST_TEST(is_poison(v));
+  BOOST_TEST(is_poison(num.to_host()[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,64 @@
+// Device-wide select, partition and unique on the GPU: the shared cases, then the
+// cub facade against CUB itself on the same data.
+#include "../common/gpu_backend.cuh"
+using backend = tk_test::gpu_backend;
+#include "../cases/device_select.hpp"
+
+#include <tilekit/cub/device_select.cuh>
+
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_select.cuh>
+
+namespace {
+
+using tk_test::two_phase;
+
+// Every facade call and CUB's on the same data: outputs and counts must be identical.
+void facade_matches_cub(int n, int threshold, tk_test::device_buffer<int>& in, tk_test::device_buffer<unsigned char>& flags) {
+  const tk_test::below pred{threshold};
+  for (int which = 0; which < 4; ++which) {
+    tk_test::device_buffer<int> a(std::size_t(n) + 1, tk_test::poison<int>()), b(std::size_t(n) + 1, tk_test::poison<int>());
+    tk_test::device_buffer<int> na(1, tk_test::poison<int>()), nb(1, tk_test::poison<int>());
+    auto run = [&](auto select, auto partition, int* out, int* num) {
+      return two_phase([&](void* t, std::size_t& s) {
+        switch (which) {
+          case 0: return select.If(t, s, in.data(), out, num, n, pred);
+          case 1: return select.Flagged(t, s, in.data(), flags.data(), out, num, n);
+          case 2: return select.Unique(t, s, in.data(), out, num, n);
+          default: return partition.If(t, s, in.data(), out, num, n, pred);
+        }
+      });
+    };
+    BOOST_TEST(run(tilekit::cub::DeviceSelect{}, tilekit::cub::DevicePartition{}, a.data(), na.data()) == cudaSuccess);
+    BOOST_TEST(run(cub::DeviceSelect{}, cub::DevicePartition{}, b.data(), nb.data()) == cudaSuccess);
+    const int count = nb.to_host()[0];
+    BOOST_TEST(na.to_host()[0] == count, "call " << which << ": count " << na.to_host()[0] << " vs CUB " << count);
+    const auto ha = a.to_host(), hb = b.to_host();
+    const std::size_t compared = which == 3 ? std::size_t(n) : std::size_t(count);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < compared; ++i) bad += ha[i] != hb[i];
+    BOOST_TEST(bad == 0u, "call " << which << ": " << bad << " items differ from CUB");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(device_select)
+
+BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t max_n = std::size_t(1) << 22;
+  std::vector<int> h(max_n);
+  for (std::size_t i = 0; i < max_n; ++i) h[i] = g() % 4 == 0 ? int(g() % 1000) : (i ? h[i - 1] : 7);  // runs for Unique
+  std::vector<unsigned char> f(max_n);
+  for (std::size_t i = 0; i < max_n; ++i) f[i] = (g() % 3) == 0;
+  tk_test::device_buffer<int> in(h);
+  tk_test::device_buffer<unsigned char> flags(f);
+  for (int n : {0, 1, 1023, 1025, 100003, int(max_n)})
+    for (int threshold : {0, 10, 500, 1000})
+      BOOST_TEST_CONTEXT("n=" << n << " threshold=" << threshold << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+        facade_matches_cub(n, threshold, in, flags);
+      }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
