@@ -3,7 +3,9 @@
 // process, 2^10 to 2^28 items, with the measured limits of the same run:
 //   limit/copy   cudaMemcpyAsync device to device, bytes read + written
 //   limit/read   a streaming kernel reading 16-byte vectors, bytes read
-// Algorithms: reduce (sum), inclusive scan, select_if (about half kept), unique.
+// Algorithms: reduce (sum), inclusive scan, select_if (about half kept), unique,
+// histograms (256 even bins of uint8 samples: the input's bytes; 1024 even bins of
+// the int32 samples; no Thrust counterpart).
 // Each timed launch follows an L2 flush (a 256 MiB memset outside the timing),
 // so inputs that fit in the 60 MB L2 are read from memory. CUDA-event timing,
 // medians of repetitions; the counter "GBps" is the bytes the algorithm must
@@ -22,6 +24,7 @@
 #include <thrust/copy.h>
 #include <thrust/scan.h>
 #include <thrust/unique.h>
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
@@ -66,7 +69,10 @@ struct workspace {
     std::size_t u = 0, v = 0;
     CHECK(tilekit::cub::DeviceSelect::Unique(nullptr, u, in, out, out + n, int(n)));
     CHECK(cub::DeviceSelect::Unique(nullptr, v, in, out, out + n, int(n)));
-    temp_bytes = std::max({a, b, c, d, e, f, u, v});
+    std::size_t x = 0, y = 0;
+    CHECK(cub::DeviceHistogram::HistogramEven(nullptr, x, in, out, 1025, -1000, 1001, int(n)));
+    CHECK(cub::DeviceHistogram::HistogramEven(nullptr, y, reinterpret_cast<const unsigned char*>(in), out, 257, 0, 256, int(n)));
+    temp_bytes = std::max({a, b, c, d, e, f, u, v, x, y});
     CHECK(cudaMalloc(&temp, temp_bytes));
   }
   void flush_l2() const { CHECK(cudaMemsetAsync(flush, 0, flush_bytes)); }
@@ -123,6 +129,20 @@ void run_select(impl i, int n, int which) {
   }
 }
 
+// 256 bins over the input's first n bytes (which = 0) or 1024 bins over n int32 samples (which = 1); counters in out.
+void run_histogram(impl i, int n, int which) {
+  auto& w = ws();
+  std::size_t bytes = w.temp_bytes;
+  const auto* u8 = reinterpret_cast<const unsigned char*>(w.in);
+  if (i == impl::tilekit) {
+    if (which == 0) CHECK(tilekit::cub::DeviceHistogram::HistogramEven(w.temp, bytes, u8, w.out, 257, 0, 256, n));
+    else CHECK(tilekit::cub::DeviceHistogram::HistogramEven(w.temp, bytes, w.in, w.out, 1025, -1000, 1001, n));
+  } else {
+    if (which == 0) CHECK(cub::DeviceHistogram::HistogramEven(w.temp, bytes, u8, w.out, 257, 0, 256, n));
+    else CHECK(cub::DeviceHistogram::HistogramEven(w.temp, bytes, w.in, w.out, 1025, -1000, 1001, n));
+  }
+}
+
 int thrust_sum = 0;
 void run_reduce(impl i, int n) {
   if (i == impl::thrust) thrust_sum = thrust::reduce(thrust::device, ws().in, ws().in + n);
@@ -171,6 +191,16 @@ bool agrees(int n) {
       }
     }
   }
+  for (int which : {0, 1}) {
+    const int bins = which == 0 ? 256 : 1024;
+    run_histogram(impl::cub, n, which);
+    const auto want = fetch(bins);
+    run_histogram(impl::tilekit, n, which);
+    if (fetch(bins) != want) {
+      std::fprintf(stderr, "histogram %d bins n=%d: tilekit differs from cub\n", bins, n);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -184,8 +214,9 @@ std::size_t kept(int n, int which) {
 
 void add(const std::string& algo, impl i, int log_n) {
   const int n = 1 << log_n;
-  const double bytes = algo == "reduce"   ? 4.0 * n
-                       : algo == "scan"   ? 8.0 * n
+  const double bytes = algo == "reduce" || algo == "histogram1024" ? 4.0 * n
+                       : algo == "histogram256_u8"                   ? 1.0 * n
+                       : algo == "scan"                              ? 8.0 * n
                        : algo == "select" ? 4.0 * (double(n) + double(kept(n, 0)))
                                           : 4.0 * (double(n) + double(kept(n, 1)));
   const std::string label = "device_" + algo + "/int32/" + std::to_string(log_n) + "/" + name(i);
@@ -195,7 +226,8 @@ void add(const std::string& algo, impl i, int log_n) {
         [&] {
           if (algo == "reduce") run_reduce(i, n);
           else if (algo == "scan") scan(i, n);
-          else run_select(i, n, algo == "select" ? 0 : 1);
+          else if (algo == "select" || algo == "unique") run_select(i, n, algo == "select" ? 0 : 1);
+          else run_histogram(i, n, algo == "histogram256_u8" ? 0 : 1);
         },
         double(n), [] { ws().flush_l2(); });
     s.counters["GBps"] = benchmark::Counter(bytes * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
@@ -230,6 +262,8 @@ int main(int argc, char** argv) {
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("scan", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("select", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("unique", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub}) add("histogram256_u8", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub}) add("histogram1024", i, log_n);
     }
   });
 }

@@ -32,6 +32,7 @@
 // count give histogram_storage_bytes<Counter>(bins) of dynamic shared memory.
 #pragma once
 #include <tilekit/detail/block_shape.hpp>
+#include <tilekit/detail/grid_io.hpp>
 #include <tilekit/group_traits.hpp>
 
 namespace tilekit {
@@ -115,6 +116,149 @@ TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, Glo
   const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
   for (unsigned i = block.thread_rank(); i < bins; i += stride)
     if (counters[i] != Counter(0)) Block::backend::atomic_add(global + i, static_cast<GlobalCounter>(counters[i]));
+}
+
+// ---------------------------------------------------------------- grid level
+//
+// device_histogram(launcher, temp, temp_bytes, samples, n, counters, binner):
+// counters[binner(x)] += 1 for every sample x with a bin (binner returns -1 for
+// none); counters[0 .. bins) are zeroed first (as CUB). One launch: while the
+// bins fit in a block's shared memory (launcher.max_shared_bytes()), every block
+// counts its share of the samples in shared counters and adds the non-zero ones
+// to the global counters; beyond that, tiles count straight into the global
+// counters, lanes with the same bin aggregated by match_any (histogram_match).
+// even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
+// HistogramEven / HistogramRange do.
+
+/// CUB's HistogramEven binning: bins of equal width over [lower, upper).
+template <class Sample, class Level>
+struct even_bins {
+  using common = detail::stdx::common_type_t<Level, Sample>;
+  // 32-bit arithmetic when sample and common type together fit, 64-bit otherwise (CUB's choice)
+  using wide = detail::stdx::conditional_t<sizeof(Sample) + sizeof(common) <= 4, std::uint32_t, std::uint64_t>;
+  common lower, upper;
+  int bins;
+  common scale;  // floating point: bins / (upper - lower)
+
+  TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
+      : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)) {
+    if constexpr (detail::stdx::is_floating_point<common>::value)
+      scale = common(common(num_levels - 1) / common(upper - lower));
+  }
+  /// Whether the bin arithmetic can overflow (CUB answers cudaErrorInvalidValue then).
+  TILEKIT_HD bool may_overflow() const {
+    if constexpr (detail::stdx::is_integral<common>::value)
+      return wide(upper - lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
+    else
+      return false;
+  }
+  TILEKIT_HD int operator()(const Sample& sample) const {
+    const common s = common(sample);
+    if (!(s >= lower && s < upper)) return -1;
+    int bin;
+    if constexpr (detail::stdx::is_floating_point<common>::value) bin = int((s - lower) * scale);
+    else bin = int((wide(s - lower) * wide(bins)) / wide(upper - lower));
+    return bin < bins ? bin : bins - 1;  // rounding of a float just below upper
+  }
+};
+
+/// CUB's HistogramRange binning: bin i is [levels[i], levels[i+1]); levels ascending.
+template <class Sample, class Level>
+struct range_bins {
+  const Level* levels;  // num_levels of them, readable where the kernel runs
+  int num_levels;
+  TILEKIT_HD int operator()(const Sample& sample) const {
+    int lo = 0, hi = num_levels;  // the first level greater than sample, by bisection
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (sample < levels[mid]) hi = mid;
+      else lo = mid + 1;
+    }
+    const int bin = lo - 1;
+    return bin >= 0 && bin < num_levels - 1 ? bin : -1;
+  }
+};
+
+struct histogram_tuning {
+  static constexpr unsigned threads = 256;
+  static constexpr unsigned items = 8;  // samples per thread per pass, striped
+  static constexpr unsigned blocks_per_sm = 4;
+};
+
+namespace detail {
+
+template <class In, class Counter, class Binner>
+struct histogram_grid_body {
+  static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
+  In in;
+  count_t n;
+  Counter* counters;  // global, zeroed
+  int bins;
+  Binner binner;
+  bool privatise;  // the bins fit in shared memory
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
+    const count_t step = blocks * Threads * K;
+    const unsigned rank = block.thread_rank();
+    if (privatise) {
+      Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
+      histogram_init(block, local, unsigned(bins));
+      for (count_t base = b * Threads * K; base < n; base += step) {
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < K; ++k) {
+          const count_t i = base + count_t(k) * Threads + rank;
+          if (i < n) {
+            const int bin = binner(in[i]);
+            if (bin >= 0) decltype(block)::backend::atomic_add(local + bin, Counter(1));
+          }
+        }
+      }
+      histogram_merge(block, local, counters, unsigned(bins));
+    } else {
+      auto warp = tilekit::tiled_partition<32>(block);
+      for (count_t base = b * Threads * K; base < n; base += step) {  // every thread runs the same trips
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < K; ++k) {
+          const count_t i = base + count_t(k) * Threads + rank;
+          const int bin = i < n ? binner(in[i]) : -1;
+          histogram_match(warp, bin, counters, bin >= 0);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
+/// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
+/// protocol expects a size). Returns launcher.invalid_value, writing nothing, for
+/// n < 0, bins < 1, a null counters pointer, or a null sample pointer with n > 0.
+template <class Launcher, class In, class Counter, class Binner>
+typename Launcher::error_type device_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                               detail::count_t n, Counter* counters, int bins, Binner binner) {
+  using body_t = detail::histogram_grid_body<In, Counter, Binner>;
+  if (temp == nullptr) {
+    temp_bytes = 1;
+    return launcher.success;
+  }
+  if (n < 0 || bins < 1 || counters == nullptr) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<In>::value)
+    if (n > 0 && in == nullptr) return launcher.invalid_value;
+  if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
+  if (n == 0) return launcher.success;
+  const std::size_t shared_bytes = std::size_t(bins) * sizeof(Counter);
+  const bool privatise = shared_bytes <= launcher.max_shared_bytes();
+  const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
+  const detail::count_t per_block = detail::count_t(body_t::Threads) * body_t::K;
+  const detail::count_t wanted = (n + per_block - 1) / per_block;
+  const detail::count_t most = detail::count_t(sms) * histogram_tuning::blocks_per_sm;
+  const unsigned grid = unsigned(wanted < most ? wanted : most);
+  return launcher.run(grid, body_t::Threads, body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
 }
 
 }  // namespace tilekit

@@ -8,4 +8,5 @@
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_scan.cuh>
+#include <tilekit/cub/device_histogram.cuh>
 #include <tilekit/cub/device_select.cuh>

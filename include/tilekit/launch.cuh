@@ -98,6 +98,13 @@ struct gpu_launcher {
     if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
     return static_cast<unsigned>(sms);
   }
+  /// The most dynamic shared memory one block may opt in to (0 if it cannot be queried).
+  std::size_t max_shared_bytes() const {
+    int device = 0, bytes = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) return 0;
+    return static_cast<std::size_t>(bytes);
+  }
   template <class Body>
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);

@@ -243,7 +243,10 @@ struct launcher {
   unsigned sms = 4;                        // the pretended device's multiprocessor count
   options opt{};
 
+  std::size_t max_shared = 48 * 1024;      // the pretended device's shared memory per block
+
   unsigned sm_count() const { return sms; }
+  std::size_t max_shared_bytes() const { return max_shared; }
   template <class Body>
   int run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     options o = opt;

@@ -1,0 +1,35 @@
+// tilekit/cub/device_histogram.cuh - cub::DeviceHistogram's single-channel
+// interface over tilekit's device histogram (tilekit/device/histogram.cuh).
+//
+// Covered: HistogramEven and HistogramRange (one channel, 1D), CUB's signatures
+// (CCCL 3.0), binning and two-phase protocol. Differences: any number of bins is
+// counted in shared memory while it fits (CUB privatises up to 256 bins and goes
+// to global atomics beyond); lower >= upper is cudaErrorInvalidValue; num_samples
+// may be any integer type up to 2^63 - 1. Not covered yet: the 2D (row stride)
+// and multi-channel forms.
+#pragma once
+#include <tilekit/device/histogram.cuh>
+
+namespace tilekit::cub {
+
+struct DeviceHistogram {
+  template <class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t HistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                   CounterT* d_histogram, int num_levels, LevelT lower_level, LevelT upper_level,
+                                   OffsetT num_samples, cudaStream_t stream = 0) {
+    return tilekit::device::histogram_even(d_temp_storage, temp_storage_bytes, d_samples,
+                                           static_cast<std::int64_t>(num_samples), d_histogram, num_levels, lower_level,
+                                           upper_level, stream);
+  }
+
+  template <class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t HistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                    CounterT* d_histogram, int num_levels, const LevelT* d_levels, OffsetT num_samples,
+                                    cudaStream_t stream = 0) {
+    return tilekit::device::histogram_range(d_temp_storage, temp_storage_bytes, d_samples,
+                                            static_cast<std::int64_t>(num_samples), d_histogram, num_levels, d_levels,
+                                            stream);
+  }
+};
+
+}  // namespace tilekit::cub

@@ -1,0 +1,157 @@
+// Device-wide histograms, written once for both backends through
+// tilekit::device_histogram: even bins over uint8 / int32 / float samples,
+// uneven (range) bins, 1 .. 65536 bins (shared-memory counters, and global
+// counters past what shared memory holds), uniform, skewed and all-equal data,
+// samples outside the bins, invalid arguments. References: CPU counts with the
+// binning CUB documents.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/histogram.cuh>
+
+#include <algorithm>
+
+namespace tk_test {
+
+template <class T>
+using hbuf = typename ::backend::template buffer<T>;
+
+enum class spread { uniform, skewed, all_equal };
+inline const char* name(spread s) { return s == spread::uniform ? "uniform" : s == spread::skewed ? "skewed" : "all equal"; }
+
+template <class Sample, class Binner>
+void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what) {
+  hbuf<Sample> d_samples(samples);
+  hbuf<unsigned> d_counts(std::size_t(bins) + 1, poison<unsigned>());
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), std::int64_t(samples.size()),
+                                          d_counts.data(), bins, binner) == launcher.success);
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, d_samples.data(), std::int64_t(samples.size()),
+                                           d_counts.data(), bins, binner);
+  ::backend::sync();
+  std::vector<unsigned> want(std::size_t(bins), 0);
+  for (const Sample& s : samples) {
+    const int b = binner(s);
+    if (b >= 0) ++want[std::size_t(b)];
+  }
+  const auto got = d_counts.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " device histogram " << what << " bins=" << bins << " n=" << samples.size()
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    mismatch_log log;
+    for (int b = 0; b < bins; ++b)
+      if (got[std::size_t(b)] != want[std::size_t(b)]) log.expect(got[std::size_t(b)], want[std::size_t(b)], "bin " + std::to_string(b));
+    log.expect_true(is_poison(got[std::size_t(bins)]), "wrote past the last bin");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+template <class T>
+std::vector<T> histogram_samples(std::size_t n, T lo, T hi, spread s, std::mt19937_64& g) {
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    const double u = std::uniform_real_distribution<double>(0, 1)(g);
+    if (s == spread::all_equal || (s == spread::skewed && g() % 4 != 0)) x = T(lo + (hi - lo) / 3);
+    else x = T(double(lo) + u * (double(hi) - double(lo)));
+  }
+  return v;
+}
+
+/// CUB's HistogramEven bin for an integer sample, written independently: 64-bit
+/// arithmetic, (sample - lower) * bins / (upper - lower).
+struct int_even_reference {
+  long long lower, upper;
+  int bins;
+  int operator()(long long s) const { return s >= lower && s < upper ? int((s - lower) * bins / (upper - lower)) : -1; }
+};
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_histogram)
+
+BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t n = ::backend::device_max_items() / 2 + 17;
+  for (spread s : {spread::uniform, spread::skewed, spread::all_equal}) {
+    // uint8 samples, 256 bins over [0, 256): CUB's classic case
+    const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
+    check_device_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s));
+    // int32 samples, some outside [-1000, 3000), with 1, 1024, 4096 and 65536 bins (the last past shared memory in the simulator)
+    const auto ints = histogram_samples<int>(n, -1500, 3500, s, g);
+    for (int bins : {1, 1024, 4096, 65536}) {
+      const tilekit::even_bins<int, int> binner(bins + 1, -1000, 3000);
+      check_device_histogram(ints, bins, binner, std::string("int32 ") + name(s));
+      const int_even_reference ref{-1000, 3000, bins};
+      std::size_t differ = 0;
+      for (int x : ints) differ += binner(x) != ref(x);
+      BOOST_TEST(differ == 0u, "even_bins differs from CUB's integer formula for " << differ << " samples");
+    }
+    const auto floats = histogram_samples<float>(n, -2.0f, 2.0f, s, g);
+    check_device_histogram(floats, 100, tilekit::even_bins<float, float>(101, -1.5f, 1.5f), std::string("float ") + name(s));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(range_bins_and_edges) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::vector<int> levels = {-50, -10, 0, 1, 2, 3, 100, 1000, 1001, 5000};
+  hbuf<int> d_levels(levels);
+  std::vector<int> samples = histogram_samples<int>(::backend::device_max_items() / 4, -100, 6000, spread::uniform, g);
+  for (int l : levels) {  // every level itself, and its neighbours
+    samples.push_back(l);
+    samples.push_back(l - 1);
+    samples.push_back(l + 1);
+  }
+  // the kernel reads the levels where it runs; the reference reads the host copy
+  const tilekit::range_bins<int, int> device_binner{d_levels.data(), int(levels.size())};
+  const tilekit::range_bins<int, int> host_binner{levels.data(), int(levels.size())};
+  hbuf<int> d_samples(samples);
+  hbuf<unsigned> d_counts(levels.size(), poison<unsigned>());
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), std::int64_t(samples.size()),
+                                          d_counts.data(), int(levels.size()) - 1, device_binner) == launcher.success);
+  hbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, d_samples.data(), std::int64_t(samples.size()),
+                                       d_counts.data(), int(levels.size()) - 1, device_binner) == launcher.success);
+  ::backend::sync();
+  std::vector<unsigned> want(levels.size() - 1, 0);
+  for (int s : samples) {
+    const auto it = std::upper_bound(levels.begin(), levels.end(), s);  // independent of range_bins
+    const long b = long(it - levels.begin()) - 1;
+    if (b >= 0 && b < long(levels.size()) - 1) ++want[std::size_t(b)];
+    BOOST_TEST_REQUIRE(host_binner(s) == int(b < long(levels.size()) - 1 ? b : -1));
+  }
+  const auto got = d_counts.to_host();
+  for (std::size_t b = 0; b + 1 < levels.size(); ++b) BOOST_TEST(got[b] == want[b], "bin " << b);
+  BOOST_TEST(is_poison(got[levels.size() - 1]));
+}
+
+BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  hbuf<int> samples(std::vector<int>(10, 1));
+  hbuf<unsigned> counts(8, poison<unsigned>());
+  const tilekit::even_bins<int, int> binner(9, 0, 8);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, samples.data(), 10, counts.data(), 8, binner) == launcher.success);
+  hbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), -1, counts.data(), 8, binner) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 0, binner) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 10, counts.data(), 8,
+                                       binner) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, static_cast<unsigned*>(nullptr), 8,
+                                       binner) == ::backend::invalid_value);
+  ::backend::sync();
+  for (unsigned c : counts.to_host()) BOOST_TEST(is_poison(c));
+  // no samples: every counter zeroed, as CUB
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 0, counts.data(), 8, binner) == launcher.success);
+  ::backend::sync();
+  for (unsigned c : counts.to_host()) BOOST_TEST(c == 0u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,74 @@
+// Device-wide histograms on the GPU: the shared cases, then the cub facade
+// against CUB itself on the same data (counts must be identical).
+#include "../common/gpu_backend.cuh"
+using backend = tk_test::gpu_backend;
+#include "../cases/device_histogram.hpp"
+
+#include <tilekit/cub/device_histogram.cuh>
+
+#include <cub/device/device_histogram.cuh>
+
+namespace {
+
+using tk_test::two_phase;
+
+template <class Sample, class Level>
+void even_matches_cub(tk_test::device_buffer<Sample>& samples, int n, int bins, Level lower, Level upper) {
+  tk_test::device_buffer<int> a(std::size_t(bins), tk_test::poison<int>()), b(std::size_t(bins), tk_test::poison<int>());
+  BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+               return tilekit::cub::DeviceHistogram::HistogramEven(t, s, samples.data(), a.data(), bins + 1, lower, upper, n);
+             }) == cudaSuccess);
+  BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+               return cub::DeviceHistogram::HistogramEven(t, s, samples.data(), b.data(), bins + 1, lower, upper, n);
+             }) == cudaSuccess);
+  const auto ha = a.to_host(), hb = b.to_host();
+  std::size_t bad = 0;
+  for (int i = 0; i < bins; ++i) bad += ha[std::size_t(i)] != hb[std::size_t(i)];
+  BOOST_TEST(bad == 0u, bad << " of " << bins << " bins differ from CUB");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(device_histogram)
+
+BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t n = std::size_t(1) << 22;
+  for (tk_test::spread s : {tk_test::spread::uniform, tk_test::spread::skewed, tk_test::spread::all_equal}) {
+    BOOST_TEST_CONTEXT(tk_test::name(s) << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+      tk_test::device_buffer<unsigned char> bytes(tk_test::histogram_samples<unsigned char>(n, 0, 255, s, g));
+      even_matches_cub(bytes, int(n), 256, 0, 256);
+      tk_test::device_buffer<int> ints(tk_test::histogram_samples<int>(n, -1500, 3500, s, g));
+      for (int bins : {1024, 4096, 65536, 300000}) even_matches_cub(ints, int(n) - 3, bins, -1000, 3000);
+      tk_test::device_buffer<float> floats(tk_test::histogram_samples<float>(n, -2.0f, 2.0f, s, g));
+      even_matches_cub(floats, int(n), 1000, -1.5f, 1.5f);
+    }
+  }
+  // HistogramRange
+  const std::vector<float> levels = {-1.0f, -0.5f, 0.0f, 0.001f, 0.25f, 1.0f, 1.75f};
+  tk_test::device_buffer<float> d_levels(levels);
+  tk_test::device_buffer<float> floats(tk_test::histogram_samples<float>(n, -2.0f, 2.0f, tk_test::spread::uniform, g));
+  tk_test::device_buffer<int> a(levels.size() - 1, 0), b(levels.size() - 1, 0);
+  const int num_levels = int(levels.size());
+  BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+               return tilekit::cub::DeviceHistogram::HistogramRange(t, s, floats.data(), a.data(), num_levels, d_levels.data(), int(n));
+             }) == cudaSuccess);
+  BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+               return cub::DeviceHistogram::HistogramRange(t, s, floats.data(), b.data(), num_levels, d_levels.data(), int(n));
+             }) == cudaSuccess);
+  BOOST_TEST(a.to_host() == b.to_host());
+}
+
+BOOST_AUTO_TEST_CASE(bad_levels_are_invalid_value) {
+  tk_test::device_buffer<int> samples(std::vector<int>(100, 3)), counts(4, tk_test::poison<int>());
+  std::size_t bytes = 0;
+  BOOST_TEST(tilekit::device::histogram_even(nullptr, bytes, samples.data(), 100, counts.data(), 5, 0, 8) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device::histogram_even(temp.data(), bytes, samples.data(), 100, counts.data(), 1, 0, 8) == cudaErrorInvalidValue);
+  BOOST_TEST(tilekit::device::histogram_even(temp.data(), bytes, samples.data(), 100, counts.data(), 5, 8, 8) == cudaErrorInvalidValue);
+  BOOST_TEST(tilekit::device::histogram_range(temp.data(), bytes, samples.data(), 100, counts.data(), 5,
+                                              static_cast<const int*>(nullptr)) == cudaErrorInvalidValue);
+  for (int c : counts.to_host()) BOOST_TEST(tk_test::is_poison(c));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
