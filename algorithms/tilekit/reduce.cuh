@@ -315,6 +315,60 @@ struct reduce_grid_body {
 
 }  // namespace detail
 
+// ---- arg_min / arg_max: a reduce over (index, value) pairs ----
+
+/// An item with its index; `valid` false: no item (the identity of the arg ops).
+template <class T>
+struct arg_item {
+  std::int64_t index;
+  T value;
+  bool valid;
+};
+
+namespace detail {
+
+/// in[i] as arg_item{i, in[i]}.
+template <class In>
+struct indexed_input {
+  using T = value_of<In>;
+  In in;
+  TILEKIT_HD arg_item<T> operator[](count_t i) const { return {i, T(in[i]), true}; }
+  TILEKIT_HD arg_item<T> operator*() const { return (*this)[0]; }
+};
+
+/// The smaller (Max: larger) value by `<`, the lower index among equals: a total
+/// order on (value, index) where `<` is one on values, so any combination order
+/// gives the same result.
+template <bool Max>
+struct arg_extremum {
+  template <class T>
+  TILEKIT_HD arg_item<T> operator()(const arg_item<T>& a, const arg_item<T>& b) const {
+    if (!a.valid) return b;
+    if (!b.valid) return a;
+    if (Max ? a.value < b.value : b.value < a.value) return b;
+    if (Max ? b.value < a.value : a.value < b.value) return a;
+    return b.index < a.index ? b : a;
+  }
+};
+
+/// Writes an arg_item to two outputs, CUB's way: an empty input gives the type's
+/// max (Max: lowest) and the index 1.
+template <bool Max, class T, class ValueOut, class IndexOut>
+struct arg_output {
+  ValueOut value_out;
+  IndexOut index_out;
+  struct proxy {
+    const arg_output& o;
+    TILEKIT_HD void operator=(const arg_item<T>& r) const {
+      *o.value_out = r.valid ? r.value : (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max());
+      *o.index_out = r.valid ? r.index : 1;
+    }
+  };
+  TILEKIT_HD proxy operator*() const { return proxy{*this}; }
+};
+
+}  // namespace detail
+
 /// The device-wide reduce's dispatch, for any launcher (tilekit::gpu_launcher,
 /// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input with n > 0, a

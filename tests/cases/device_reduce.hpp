@@ -97,6 +97,25 @@ inline std::int64_t mod_1000_sum(std::int64_t n) {
   return (n / 1000) * 499500 + (n % 1000) * (n % 1000 - 1) / 2;
 }
 
+/// arg_min (Max = false) / arg_max through the generic dispatch: the first extreme item and its index.
+template <bool Max, class T>
+void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what) {
+  dbuf<T> in(data), value(1, poison<T>());
+  dbuf<std::int64_t> index(1, poison<std::int64_t>());
+  const auto e = run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data()}, n,
+                                   tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
+                                   tilekit::detail::arg_extremum<Max>{}, tilekit::arg_item<T>{0, T{}, false});
+  T want = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  std::int64_t at = 1;  // CUB's answer for an empty input
+  for (std::int64_t i = 0; i < n; ++i)
+    if (i == 0 || (Max ? want < data[std::size_t(i)] : data[std::size_t(i)] < want)) want = data[std::size_t(i)], at = i;
+  BOOST_TEST_CONTEXT(::backend::name << (Max ? " arg_max " : " arg_min ") << what << " n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == ::backend::launcher().success);
+    BOOST_TEST(same_value(value.to_host()[0], want), "value " << show(value.to_host()[0]) << ", want " << show(want));
+    BOOST_TEST(index.to_host()[0] == at);
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_reduce)
@@ -143,6 +162,25 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](aut
       BOOST_TEST(out.to_host()[0] == mod_1000_sum(n));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t n = ::backend::device_max_items() + 3;
+  std::vector<int> few(n);
+  for (auto& x : few) x = int(g() % 50) - 25;  // many copies of the extremes: the first must win
+  std::vector<float> zeros(n);
+  for (std::size_t i = 0; i < n; ++i) zeros[i] = (g() % 2) ? 0.0f : -0.0f;  // -0 and +0 tie under <
+  for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(4097), std::int64_t(n)}) {
+    check_arg_extremum<false>(few, m, "int");
+    check_arg_extremum<true>(few, m, "int");
+    check_arg_extremum<false>(zeros, m, "signed zeros");
+    check_arg_extremum<true>(zeros, m, "signed zeros");
+  }
+  std::vector<int> equal(n, 7);
+  check_arg_extremum<false>(equal, std::int64_t(n), "all equal");
+  check_arg_extremum<true>(equal, std::int64_t(n), "all equal");
 }
 
 BOOST_AUTO_TEST_CASE(float_results_repeat_bitwise) {

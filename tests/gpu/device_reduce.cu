@@ -79,6 +79,31 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_match_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<float> h(std::size_t(1) << 21);
+  for (auto& x : h) x = float(int(g() % 200) - 100);  // many ties at the extremes
+  tk_test::device_buffer<float> in(h);
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(5000), std::int64_t(h.size())}) {
+    BOOST_TEST_CONTEXT("n=" << n << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+      for (int max : {0, 1}) {
+        tk_test::device_buffer<float> va(1, tk_test::poison<float>()), vb(1, tk_test::poison<float>());
+        tk_test::device_buffer<std::int64_t> ia(1, tk_test::poison<std::int64_t>()), ib(1, tk_test::poison<std::int64_t>());
+        BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+                     return max ? tilekit::cub::DeviceReduce::ArgMax(t, s, in.data(), va.data(), ia.data(), n)
+                                : tilekit::cub::DeviceReduce::ArgMin(t, s, in.data(), va.data(), ia.data(), n);
+                   }) == cudaSuccess);
+        BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+                     return max ? cub::DeviceReduce::ArgMax(t, s, in.data(), vb.data(), ib.data(), n)
+                                : cub::DeviceReduce::ArgMin(t, s, in.data(), vb.data(), ib.data(), n);
+                   }) == cudaSuccess);
+        BOOST_TEST(tk_test::same_value(va.to_host()[0], vb.to_host()[0]));
+        BOOST_TEST(ia.to_host()[0] == ib.to_host()[0]);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(native_entry_points) {
   std::vector<int> h(1000003);
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = int(i % 201) - 100;

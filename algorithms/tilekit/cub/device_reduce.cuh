@@ -1,11 +1,12 @@
 // tilekit/cub/device_reduce.cuh - cub::DeviceReduce's interface over tilekit's
 // one-launch device reduce (tilekit/device/reduce.cuh).
 //
-// Covered: Reduce, Sum, Min, Max, TransformReduce, with CUB's signatures (CCCL 3.0)
+// Covered: Reduce, Sum, Min, Max, ArgMin, ArgMax, TransformReduce, with CUB's signatures (CCCL 3.0)
 // and its two-phase temp-storage protocol. Differences from CUB: results come from
 // one kernel launch (plus a 4-byte memset when more than one block runs); num_items
 // of any integer type up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue.
-// ArgMin / ArgMax are not covered yet.
+// ArgMin / ArgMax: the current interface (separate value and index outputs, int64
+// indices); not the deprecated KeyValuePair one.
 #pragma once
 #include <tilekit/device/reduce.cuh>
 
@@ -66,6 +67,20 @@ struct DeviceReduce {
     using T = detail::it_value_t<InputIteratorT>;
     return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, ::cuda::maximum<>{},
                   ::cuda::std::numeric_limits<T>::lowest(), stream);
+  }
+
+  template <class InputIteratorT, class ExtremumOutIteratorT, class IndexOutIteratorT>
+  static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                            ExtremumOutIteratorT d_min_out, IndexOutIteratorT d_index_out, std::int64_t num_items,
+                            cudaStream_t stream = 0) {
+    return tilekit::device::arg_min(d_temp_storage, temp_storage_bytes, d_in, num_items, d_min_out, d_index_out, stream);
+  }
+
+  template <class InputIteratorT, class ExtremumOutIteratorT, class IndexOutIteratorT>
+  static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                            ExtremumOutIteratorT d_max_out, IndexOutIteratorT d_index_out, std::int64_t num_items,
+                            cudaStream_t stream = 0) {
+    return tilekit::device::arg_max(d_temp_storage, temp_storage_bytes, d_in, num_items, d_max_out, d_index_out, stream);
   }
 
   template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class TransformOpT, class T,

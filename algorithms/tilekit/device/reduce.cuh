@@ -5,6 +5,7 @@
 //   cudaError_t tilekit::device::reduce(in, n, out, op, init[, stream])
 //       allocates its temporary storage in the stream (cudaMallocAsync).
 //   sum(in, n, out[, stream]), min(...), max(...)  with the operator's identity as init.
+//   arg_min / arg_max(temp, temp_bytes, in, n, value_out, index_out[, stream])  as CUB's ArgMin / ArgMax
 //
 // *out = init op in[0] op ... op in[n-1]; n is a 64-bit count; in is a pointer or a
 // random-access iterator, out a pointer or output iterator. op must be associative
@@ -66,6 +67,38 @@ template <class In, class Out>
 cudaError_t max(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
   using T = tilekit::detail::value_of<In>;
   return device::reduce(in, n, out, maximum{}, identity<T>(maximum{}), stream);
+}
+
+/// The first smallest item by `<` and its index (Max: the first largest), as
+/// cub::DeviceReduce::ArgMin / ArgMax: an empty input gives the type's max
+/// (lowest) and index 1. `<` must be a strict weak order on the values present
+/// (with NaNs the result depends on the combination order, as CUB's).
+template <bool Max, class In, class ValueOut, class IndexOut>
+cudaError_t arg_extremum(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out,
+                         IndexOut index_out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  if constexpr (tilekit::detail::stdx::is_pointer<ValueOut>::value)
+    if (temp != nullptr && value_out == nullptr) return cudaErrorInvalidValue;
+  if constexpr (tilekit::detail::stdx::is_pointer<IndexOut>::value)
+    if (temp != nullptr && index_out == nullptr) return cudaErrorInvalidValue;
+  if constexpr (tilekit::detail::stdx::is_pointer<In>::value)
+    if (temp != nullptr && n > 0 && in == nullptr) return cudaErrorInvalidValue;
+  const arg_item<T> none{0, T{}, false};
+  return device::reduce(temp, temp_bytes, tilekit::detail::indexed_input<In>{in}, n,
+                        tilekit::detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out},
+                        tilekit::detail::arg_extremum<Max>{}, none, stream);
+}
+
+template <class In, class ValueOut, class IndexOut>
+cudaError_t arg_min(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out, IndexOut index_out,
+                    cudaStream_t stream = 0) {
+  return arg_extremum<false>(temp, temp_bytes, in, n, value_out, index_out, stream);
+}
+
+template <class In, class ValueOut, class IndexOut>
+cudaError_t arg_max(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out, IndexOut index_out,
+                    cudaStream_t stream = 0) {
+  return arg_extremum<true>(temp, temp_bytes, in, n, value_out, index_out, stream);
 }
 
 }  // namespace tilekit::device
