@@ -29,6 +29,7 @@
 // Call block.sync() before reusing storage.
 #pragma once
 #include <tilekit/detail/block_shape.hpp>
+#include <tilekit/detail/grid_io.hpp>
 #include <tilekit/group_traits.hpp>
 #include <tilekit/scan.cuh>
 
@@ -258,6 +259,132 @@ TILEKIT_HD unsigned dedup_store(const Block& block, const T (&keys)[K], OutputIt
   for (int k = 0; k < K; ++k)
     if (first[k]) out[at++] = keys[k];
   return count;
+}
+
+// ---------------------------------------------------------------- grid level
+//
+// device_run_length_encode<NonTrivial>(launcher, temp, temp_bytes, in, n, keys_out,
+// lengths_out, num_runs_out): the runs of equal adjacent items (==), in one pass.
+//   encode (NonTrivial false): keys_out[r] = the r-th run's item, lengths_out[r] its
+//       length, *num_runs_out the number of runs (cub::DeviceRunLengthEncode::Encode);
+//   non-trivial runs (true): keys_out[r] = the offset of the r-th run longer than one
+//       item, lengths_out[r] its length (NonTrivialRuns; keys_out holds offsets).
+// Every item is scanned as the pair {emits, last run start}: the items that write an
+// output (run heads; or the last item of a run longer than one) are counted, and
+// the position of the latest run head is carried (the later pair's when it has
+// one), so that the exclusive prefix tells each emitting item its output slot and
+// where its run (encode: the previous run) began. The pairs are chained across
+// tiles by the scan's decoupled look-back; the last tile writes what is left.
+
+namespace detail {
+
+struct run_mark {
+  count_t emits;  // emitting items
+  count_t start;  // the latest run head, -1 for none
+};
+
+struct run_mark_op {  // associative, not commutative
+  TILEKIT_HD run_mark operator()(const run_mark& a, const run_mark& b) const {
+    return {a.emits + b.emits, b.start >= 0 ? b.start : a.start};
+  }
+};
+
+template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut>
+struct rle_grid_body {
+  static constexpr unsigned Threads = 128, K = 8;
+  static constexpr count_t tile_items = count_t(Threads) * K;
+  using T = value_of<In>;
+  using shared_t = scan_storage<run_mark, Threads>;
+  In in;
+  count_t n;
+  KeysOut keys_out;
+  LengthsOut lengths_out;
+  NumOut num_out;
+  tile_states<run_mark> states;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    shared_t& storage = ctx.template shared<shared_t>();
+    const count_t tile = count_t(ctx.grid().block_rank());
+    if (n == 0) {
+      if (block.thread_rank() == 0) *num_out = 0;
+      return;
+    }
+    const count_t base = tile * tile_items, first = base + count_t(block.thread_rank()) * K;
+    T items[K + 2] = {};  // items[0]: the item before this thread's, items[K + 1]: the one after
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K + 2; ++k) {
+      const count_t i = first + count_t(k) - 1;
+      if (i >= 0 && i < n) items[k] = in[i];
+    }
+    run_mark marks[K], before[K];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) {
+      const count_t i = first + k;
+      const bool head = i < n && (i == 0 || !(items[k] == items[k + 1]));
+      // the last item of a run longer than one: not a head, and the next item starts a new run (or there is none)
+      const bool long_end = i < n && !head && (i + 1 == n || !(items[k + 2] == items[k + 1]));
+      marks[k] = {(NonTrivial ? long_end : head) ? 1 : 0, head ? i : -1};
+    }
+    look_back<decltype(block), run_mark, run_mark_op> prefix{block, states, tile, run_mark_op{}, run_mark{0, -1}, true};
+    const run_mark tile_total = tilekit::exclusive_scan_prefix(block, marks, before, run_mark_op{}, storage, prefix);
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) {
+      const count_t i = first + k;
+      if (i >= n || marks[k].emits == 0) continue;
+      const count_t r = before[k].emits;
+      if constexpr (NonTrivial) {  // a long run ends here; it began at the latest head before i
+        keys_out[r] = before[k].start;
+        lengths_out[r] = i - before[k].start + 1;
+      } else {  // a run begins here; the previous one ended just before
+        keys_out[r] = items[k + 1];
+        if (r > 0) lengths_out[r - 1] = i - before[k].start;
+      }
+    }
+    if (base + tile_items >= n && block.thread_rank() == 0) {  // the last tile: the totals
+      const run_mark all = run_mark_op{}(before[0], tile_total);  // thread 0's prefix is the tile's
+      if (!NonTrivial) lengths_out[all.emits - 1] = n - all.start;
+      *num_out = all.emits;
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The device-wide run-length encode's dispatch, for any launcher. With temp ==
+/// nullptr it only sets temp_bytes. Returns launcher.invalid_value, writing
+/// nothing, for n < 0, null pointers (num_runs_out always, the others with
+/// n > 0), temp_bytes too small, or more than 2^31 - 1 tiles.
+template <bool NonTrivial, class Launcher, class In, class KeysOut, class LengthsOut, class NumOut>
+typename Launcher::error_type device_run_length_encode(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
+                                                       In in, detail::count_t n, KeysOut keys_out,
+                                                       LengthsOut lengths_out, NumOut num_out) {
+  using body_t = detail::rle_grid_body<NonTrivial, In, KeysOut, LengthsOut, NumOut>;
+  using states_t = detail::tile_states<detail::run_mark>;
+  const detail::count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
+  detail::temp_carver carve(temp);
+  unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
+  unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
+  if (temp == nullptr) {
+    temp_bytes = carve.bytes();
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < carve.bytes() || tiles > 0x7fffffff) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<NumOut>::value)
+    if (num_out == nullptr) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<In>::value)
+    if (n > 0 && in == nullptr) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<KeysOut>::value)
+    if (n > 0 && keys_out == nullptr) return launcher.invalid_value;
+  if constexpr (detail::stdx::is_pointer<LengthsOut>::value)
+    if (n > 0 && lengths_out == nullptr) return launcher.invalid_value;
+  if (tiles > 0)
+    if (auto e = launcher.zero(flags, std::size_t(tiles) * sizeof(unsigned)); e != launcher.success) return e;
+  return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
+                      body_t{in, n, keys_out, lengths_out, num_out, states_t{flags, values}},
+                      sizeof(typename body_t::shared_t));
 }
 
 }  // namespace tilekit

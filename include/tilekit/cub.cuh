@@ -9,4 +9,5 @@
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_scan.cuh>
 #include <tilekit/cub/device_histogram.cuh>
+#include <tilekit/cub/device_run_length_encode.cuh>
 #include <tilekit/cub/device_select.cuh>

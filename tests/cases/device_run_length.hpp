@@ -1,0 +1,114 @@
+// Device-wide run-length encoding (one pass: {emits, run start} pairs chained by
+// the scan's look-back), written once for both backends through
+// tilekit::device_run_length_encode: Encode and NonTrivialRuns over short and long
+// runs, runs crossing tiles, all equal, all distinct, n = 0 and 1, invalid
+// arguments. References: sequential CPU code.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/dedup.cuh>
+
+namespace tk_test {
+
+template <class T>
+using rbuf = typename ::backend::template buffer<T>;
+
+enum class run_shape { random_short, random_long, all_equal, all_distinct };
+inline const char* name(run_shape s) {
+  switch (s) {
+    case run_shape::random_short: return "short runs";
+    case run_shape::random_long: return "long runs";
+    case run_shape::all_equal: return "all equal";
+    default: return "all distinct";
+  }
+}
+
+inline std::vector<int> run_data(std::size_t n, run_shape s, std::mt19937_64& g) {
+  std::vector<int> v(n);
+  int value = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (s) {
+      case run_shape::random_short: if (g() % 2) value = int(g() % 5); break;           // runs of ~2, equal neighbours join
+      case run_shape::random_long: if (g() % 3000 == 0) value = int(g() % 1000); break;  // runs longer than tiles
+      case run_shape::all_equal: value = 42; break;
+      case run_shape::all_distinct: value = int(i); break;
+    }
+    v[i] = value;
+  }
+  return v;
+}
+
+template <bool NonTrivial>
+void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
+  const std::vector<int> data = run_data(n, s, g);
+  rbuf<int> in(data), keys(n + 1, poison<int>()), lengths(n + 1, poison<int>()), runs(1, poison<int>());
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE((tilekit::device_run_length_encode<NonTrivial>(launcher, nullptr, bytes, in.data(), std::int64_t(n),
+                                                               keys.data(), lengths.data(), runs.data()) == launcher.success));
+  rbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_run_length_encode<NonTrivial>(launcher, temp.data(), bytes, in.data(), std::int64_t(n),
+                                                               keys.data(), lengths.data(), runs.data());
+  ::backend::sync();
+  std::vector<int> want_keys, want_lengths;  // keys: the run's item (Encode) or its offset (NonTrivialRuns)
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && data[j] == data[i]) ++j;
+    if (!NonTrivial || j - i > 1) {
+      want_keys.push_back(NonTrivial ? int(i) : data[i]);
+      want_lengths.push_back(int(j - i));
+    }
+    i = j;
+  }
+  const auto got_keys = keys.to_host(), got_lengths = lengths.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << (NonTrivial ? " non-trivial runs " : " run-length encode ") << name(s) << " n=" << n
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(runs.to_host()[0] == int(want_keys.size()));
+    mismatch_log log;
+    for (std::size_t r = 0; r < want_keys.size(); ++r) {
+      if (got_keys[r] != want_keys[r]) log.expect(got_keys[r], want_keys[r], "key/offset of run " + std::to_string(r));
+      if (got_lengths[r] != want_lengths[r]) log.expect(got_lengths[r], want_lengths[r], "length of run " + std::to_string(r));
+    }
+    log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_lengths[want_keys.size()]), "wrote past the last run");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_run_length)
+
+BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t tile = 128 * 8;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), tile - 1, tile + 1, 5 * tile, ::backend::device_max_items() - 7}) {
+    for (run_shape s : {run_shape::random_short, run_shape::random_long, run_shape::all_equal, run_shape::all_distinct}) {
+      check_run_length<false>(n, s, g);
+      check_run_length<true>(n, s, g);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  rbuf<int> in(std::vector<int>(100, 1)), keys(100, poison<int>()), lengths(100, poison<int>()), runs(1, poison<int>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_run_length_encode<false>(launcher, nullptr, bytes, in.data(), 100, keys.data(), lengths.data(),
+                                                         runs.data()) == launcher.success);
+  rbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, in.data(), -1, keys.data(), lengths.data(),
+                                                      runs.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, in.data(), 100, keys.data(), lengths.data(),
+                                                      static_cast<int*>(nullptr)) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_run_length_encode<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr),
+                                                     lengths.data(), runs.data()) == ::backend::invalid_value);
+  ::backend::sync();
+  BOOST_TEST(is_poison(runs.to_host()[0]));
+  for (int v : keys.to_host()) BOOST_TEST(is_poison(v));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
