@@ -48,6 +48,19 @@ double magnitude(const T& v) {
   else return 0;
 }
 
+/// A block's extents; {0, 0, 0}: Threads along x. thread_rank runs x fastest, so
+/// the same data and checks serve 1D, 2D and 3D blocks.
+struct extent {
+  unsigned x = 0, y = 1, z = 1;
+};
+template <class B, unsigned Threads>
+auto block_dims(extent e) {
+  return e.x == 0 ? typename B::dim3_t(Threads, 1, 1) : typename B::dim3_t(e.x, e.y, e.z);
+}
+inline std::string shape_name(extent e) {
+  return e.x == 0 ? std::string() : " (" + std::to_string(e.x) + "x" + std::to_string(e.y) + "x" + std::to_string(e.z) + ")";
+}
+
 // ---------------------------------------------------------------- reduce
 
 // out[thread]: full-tile reduce, then (storage reused) the partial-tile reduce.
@@ -79,16 +92,16 @@ struct block_reduce_body {
 };
 
 template <class B, unsigned Threads, int K, class T, class Op>
-void check_block_reduce(unsigned valid_items) {
+void check_block_reduce(unsigned valid_items, extent shape = {}) {
   auto g = rng_for(next_salt());
   const unsigned blocks = 3;
   const std::size_t n = std::size_t(blocks) * Threads;
   const std::vector<T> in = block_data<T>(n * K, g);
   buf<T> d_in(in), d_out(2 * n, poison<T>());
-  B::run(blocks, Threads, block_reduce_body<Threads, K, T, Op>{d_in.data(), d_out.data(), valid_items},
+  B::run(blocks, block_dims<B, Threads>(shape), block_reduce_body<Threads, K, T, Op>{d_in.data(), d_out.data(), valid_items},
          sizeof(tilekit::reduce_storage<T, Threads>));
   const auto out = d_out.to_host();
-  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> reduce " << type_name<T>() << " " << op_name<Op>() << " x" << K
+  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << ">" << shape_name(shape) << " reduce " << type_name<T>() << " " << op_name<Op>() << " x" << K
                              << " valid_items " << valid_items << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     const Op op{};
@@ -172,18 +185,20 @@ struct block_scan_body {
 
 template <class B, unsigned Threads, int K, class T, class Op,
           tilekit::block_scan_algorithm A = tilekit::default_block_scan_algorithm>
-void check_block_scan(unsigned valid_items) {
+void check_block_scan(unsigned valid_items, extent shape = {}) {
   auto g = rng_for(next_salt());
   const unsigned blocks = 3;
   const std::size_t n = std::size_t(blocks) * Threads;
   const std::vector<T> in = block_data<T>(n * K, g);
   const T init = random_value<T>(g);
   buf<T> d_in(in), d_items(4 * K * n, poison<T>()), d_totals(7 * n, poison<T>());
-  B::run(blocks, Threads, block_scan_body<Threads, K, T, Op, A>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
+  B::run(blocks, block_dims<B, Threads>(shape),
+         block_scan_body<Threads, K, T, Op, A>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
          sizeof(tilekit::scan_storage<T, Threads, A>));
   const auto items = d_items.to_host();
   const auto totals = d_totals.to_host();
-  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> scan (" << algorithm_name(A) << ") " << type_name<T>() << " " << op_name<Op>() << " x" << K
+  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << ">" << shape_name(shape) << " scan (" << algorithm_name(A) << ") "
+                             << type_name<T>() << " " << op_name<Op>() << " x" << K
                              << " valid_items " << valid_items << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     const Op op{};
@@ -554,6 +569,20 @@ BOOST_AUTO_TEST_CASE(scan_types_and_operators) {
   });
 }
 
+BOOST_AUTO_TEST_CASE(two_and_three_dimensional_blocks) {
+  using namespace tk_test;
+  using algo = tilekit::block_scan_algorithm;
+  // 128 threads as 16x8 and 8x4x4, 100 as 10x10 (a partial last warp): ranks run x fastest
+  for (extent e : {extent{16, 8, 1}, extent{8, 4, 4}}) {
+    check_block_reduce<backend, 128, 4, int, tilekit::plus>(128 * 3, e);
+    check_block_scan<backend, 128, 4, int, tilekit::plus, algo::raking>(128 * 4 - 5, e);
+    check_block_scan<backend, 128, 4, int, tilekit::plus, algo::warp_scans>(128 * 4 - 5, e);
+  }
+  check_block_reduce<backend, 100, 4, int, tilekit::plus>(301, extent{10, 10, 1});
+  check_block_scan<backend, 100, 4, mat2, mat_mul, algo::raking>(399, extent{10, 10, 1});
+  check_block_scan<backend, 100, 4, mat2, mat_mul, algo::warp_scans>(399, extent{5, 5, 4});
+}
+
 BOOST_AUTO_TEST_CASE(compact_and_partition) {
   using namespace tk_test;
   for_each_block_size([](auto size) {
@@ -569,7 +598,7 @@ BOOST_AUTO_TEST_CASE(histogram_in_shared_memory) {
   for_each_size<96, 256, 1000>([](auto size) {
     constexpr unsigned T = decltype(size)::value;
     for (bin_pattern p : {bin_pattern::uniform, bin_pattern::one_bin, bin_pattern::skewed})
-      for (unsigned bins : {1u, 256u, 4096u, 12000u}) {
+      for (unsigned bins : {1u, 256u, 4096u, 12000u, backend::max_shared_counters()}) {  // the last: all shared memory holds
         check_block_histogram<backend, T, 4>(p, bins, T * 4);
         check_block_histogram<backend, T, 1>(p, bins, T / 2 + 7);
       }

@@ -61,11 +61,12 @@ struct gpu_backend {
   static constexpr unsigned tile_blocks = 40;
   static constexpr unsigned tile_threads = 128;
 
+  using dim3_t = ::dim3;
   template <class T>
   using buffer = device_buffer<T>;
 
   template <class Body>
-  static void run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+  static void run(unsigned grid, dim3 block, const Body& body, std::size_t shared_bytes = 0) {  // block: a count or 2D/3D
     TK_CUDA_CHECK(tilekit::launch(grid, block, 0, body, shared_bytes));
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -87,6 +88,12 @@ struct gpu_backend {
   /// Largest inputs of the device-wide cases.
   static std::size_t device_max_items() { return std::size_t(1) << (small() ? 16 : 24); }
   static void sync() { TK_CUDA_CHECK(cudaDeviceSynchronize()); }
+  /// 4-byte counters in the most shared memory a block can opt in to.
+  static unsigned max_shared_counters() {
+    int bytes = 0;
+    TK_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    return unsigned(bytes) / 4u;
+  }
   /// Far more blocks than fit on the GPU at once.
   static unsigned chain_blocks() { return 20000; }
   /// Two blocks per SM: fits a cooperative launch of 128-thread blocks.

@@ -25,11 +25,13 @@ struct sim_backend {
   static constexpr unsigned tile_blocks = 3;
   static constexpr unsigned tile_threads = 64;
 
+  using dim3_t = tilekit::sim::dim3;
   template <class T>
   using buffer = host_buffer<T>;
 
+  /// block: a thread count, or 2D/3D extents (thread_rank runs x fastest).
   template <class Body>
-  static void run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+  static void run(unsigned grid, tilekit::sim::dim3 block, const Body& body, std::size_t shared_bytes = 0) {
     tilekit::sim::launch(grid, block, body, shared_bytes);
   }
   /// Every block resident at once, as a cooperative launch on the GPU.
@@ -53,6 +55,8 @@ struct sim_backend {
   static bool huge_counts() { return false; }
   static std::size_t device_max_items() { return std::size_t(1) << 17; }
   static void sync() {}
+  /// 4-byte counters in the most shared memory a block can have (the H200's 227 KB here too).
+  static unsigned max_shared_counters() { return 227u * 1024u / 4u; }
   static unsigned chain_blocks() { return 40; }
   static unsigned cooperative_blocks() { return 6; }
 };
