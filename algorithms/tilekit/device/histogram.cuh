@@ -7,7 +7,7 @@
 //       bin i = [levels[i], levels[i+1]); levels ascending, in device memory
 // counters[0 .. num_levels - 1) are zeroed, then counted; samples outside the
 // bins are not counted. Any bin count: shared-memory counters per block while
-// they fit (about 56K 4-byte counters on the H200), global ones beyond.
+// they fit (about 58K 4-byte counters on the H200), global ones beyond.
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, num_levels < 2,
 // lower >= upper, bin arithmetic that could overflow, null pointers.
 #pragma once
