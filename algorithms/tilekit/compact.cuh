@@ -210,16 +210,13 @@ template <class Launcher, class In, class Out, class NumOut, class Keep>
 typename Launcher::error_type device_select(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                             detail::count_t n, Out out, NumOut num_out, Keep keep, bool partition) {
   using body_t = detail::select_grid_body<In, Out, NumOut, Keep>;
-  using states_t = detail::tile_states<detail::count_t>;
   const detail::count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
-  detail::temp_carver carve(temp);
-  unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
-  unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
+  const auto storage = detail::carve_tile_states<detail::count_t>(temp, tiles);
   if (temp == nullptr) {
-    temp_bytes = carve.bytes();
+    temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < carve.bytes() || tiles > 0x7fffffff) return launcher.invalid_value;
+  if (n < 0 || temp_bytes < storage.bytes || tiles > 0x7fffffff) return launcher.invalid_value;
   if constexpr (detail::stdx::is_pointer<NumOut>::value)
     if (num_out == nullptr) return launcher.invalid_value;
   if constexpr (detail::stdx::is_pointer<In>::value)
@@ -227,9 +224,9 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   if constexpr (detail::stdx::is_pointer<Out>::value)
     if (n > 0 && out == nullptr) return launcher.invalid_value;
   if (tiles > 0)
-    if (auto e = launcher.zero(flags, std::size_t(tiles) * sizeof(unsigned)); e != launcher.success) return e;
+    if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
-                      body_t{in, n, out, num_out, keep, partition, states_t{flags, values}},
+                      body_t{in, n, out, num_out, keep, partition, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 

@@ -362,16 +362,13 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
                                                        In in, detail::count_t n, KeysOut keys_out,
                                                        LengthsOut lengths_out, NumOut num_out) {
   using body_t = detail::rle_grid_body<NonTrivial, In, KeysOut, LengthsOut, NumOut>;
-  using states_t = detail::tile_states<detail::run_mark>;
   const detail::count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
-  detail::temp_carver carve(temp);
-  unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
-  unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
+  const auto storage = detail::carve_tile_states<detail::run_mark>(temp, tiles);
   if (temp == nullptr) {
-    temp_bytes = carve.bytes();
+    temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < carve.bytes() || tiles > 0x7fffffff) return launcher.invalid_value;
+  if (n < 0 || temp_bytes < storage.bytes || tiles > 0x7fffffff) return launcher.invalid_value;
   if constexpr (detail::stdx::is_pointer<NumOut>::value)
     if (num_out == nullptr) return launcher.invalid_value;
   if constexpr (detail::stdx::is_pointer<In>::value)
@@ -381,9 +378,9 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
   if constexpr (detail::stdx::is_pointer<LengthsOut>::value)
     if (n > 0 && lengths_out == nullptr) return launcher.invalid_value;
   if (tiles > 0)
-    if (auto e = launcher.zero(flags, std::size_t(tiles) * sizeof(unsigned)); e != launcher.success) return e;
+    if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
-                      body_t{in, n, keys_out, lengths_out, num_out, states_t{flags, values}},
+                      body_t{in, n, keys_out, lengths_out, num_out, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 

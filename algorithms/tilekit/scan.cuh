@@ -575,6 +575,27 @@ struct tile_states<T, false> {
   }
 };
 
+// The tile states of `tiles` tiles carved from temporary storage (a null temp:
+// only the bytes needed), and the words that must start at zero ("nothing
+// published yet") before the launch: what every look-back dispatch shares.
+template <class T>
+struct tile_state_storage {
+  tile_states<T> states;
+  unsigned* zero_from;
+  std::size_t zero_bytes;
+  std::size_t bytes;
+};
+template <class T>
+TILEKIT_HD tile_state_storage<T> carve_tile_states(void* temp, count_t tiles) {
+  using states_t = tile_states<T>;
+  temp_carver carve(temp);
+  unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
+  unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
+  const bool packed = states_t::flag_words == 0;  // the flags live in the value words
+  return {states_t{flags, values}, packed ? values : flags,
+          std::size_t(tiles) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
+}
+
 // The block scan's prefix callback for tile `tile` (called by the first warp):
 // publishes the aggregate, looks back, publishes the inclusive prefix and
 // returns the seed of this tile ([init op] everything before it).
@@ -708,29 +729,23 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
                                           detail::count_t n, Out out, Op op, T init, bool has_init) {
   using body_t = detail::scan_grid_body<Inclusive, In, Out, T, Op>;
   using shape = typename body_t::shape;
-  using states_t = detail::tile_states<T>;
   const detail::count_t tiles = n > 0 ? (n + shape::tile - 1) / shape::tile : 0;
-  detail::temp_carver carve(temp);
-  unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
-  unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
+  const auto storage = detail::carve_tile_states<T>(temp, tiles);
   if (temp == nullptr) {
-    temp_bytes = carve.bytes();
+    temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < carve.bytes() || (!Inclusive && !has_init)) return launcher.invalid_value;
+  if (n < 0 || temp_bytes < storage.bytes || (!Inclusive && !has_init)) return launcher.invalid_value;
   if (n == 0) return launcher.success;
   if constexpr (detail::stdx::is_pointer<In>::value)
     if (in == nullptr) return launcher.invalid_value;
   if constexpr (detail::stdx::is_pointer<Out>::value)
     if (out == nullptr) return launcher.invalid_value;
   if (tiles > 0x7fffffff) return launcher.invalid_value;  // one tile per block: gridDim.x's limit
-  // The words that carry the flags start at zero: "nothing published yet".
-  unsigned* flag_base = states_t::flag_words ? flags : values;
-  const std::size_t flag_bytes = std::size_t(tiles) * (states_t::flag_words ? states_t::flag_words : states_t::value_words) * 4;
-  if (auto e = launcher.zero(flag_base, flag_bytes); e != launcher.success) return e;
+  if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::tile) == 0;
   return launcher.run(unsigned(tiles), body_t::Threads,
-                      body_t{in, out, n, op, init, has_init, vector_in, states_t{flags, values}},
+                      body_t{in, out, n, op, init, has_init, vector_in, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 
