@@ -1,0 +1,1 @@
+#include "reduction_study.cpp"  // the same program, compiled by nvcc for the GPU
