@@ -217,12 +217,7 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
     return launcher.success;
   }
   if (n < 0 || temp_bytes < storage.bytes || tiles > 0x7fffffff) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<NumOut>::value)
-    if (num_out == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<In>::value)
-    if (n > 0 && in == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<Out>::value)
-    if (n > 0 && out == nullptr) return launcher.invalid_value;
+  if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
   if (tiles > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,

@@ -369,14 +369,9 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
     return launcher.success;
   }
   if (n < 0 || temp_bytes < storage.bytes || tiles > 0x7fffffff) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<NumOut>::value)
-    if (num_out == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<In>::value)
-    if (n > 0 && in == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<KeysOut>::value)
-    if (n > 0 && keys_out == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<LengthsOut>::value)
-    if (n > 0 && lengths_out == nullptr) return launcher.invalid_value;
+  if (detail::is_null(num_out) ||
+      (n > 0 && (detail::is_null(in) || detail::is_null(keys_out) || detail::is_null(lengths_out))))
+    return launcher.invalid_value;
   if (tiles > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,

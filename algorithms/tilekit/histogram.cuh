@@ -246,9 +246,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     temp_bytes = 1;
     return launcher.success;
   }
-  if (n < 0 || bins < 1 || counters == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<In>::value)
-    if (n > 0 && in == nullptr) return launcher.invalid_value;
+  if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
   if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
   if (n == 0) return launcher.success;
   const std::size_t shared_bytes = std::size_t(bins) * sizeof(Counter);

@@ -389,10 +389,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
     return launcher.success;
   }
   if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<In>::value)
-    if (n > 0 && in == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<Out>::value)
-    if (out == nullptr) return launcher.invalid_value;
+  if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(in, n);
   const detail::count_t full_tiles = (n - head) / shape::tile;
   const detail::count_t units = full_tiles + (n - full_tiles * shape::tile > 0 ? 1 : 0);

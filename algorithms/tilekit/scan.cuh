@@ -737,10 +737,7 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   }
   if (n < 0 || temp_bytes < storage.bytes || (!Inclusive && !has_init)) return launcher.invalid_value;
   if (n == 0) return launcher.success;
-  if constexpr (detail::stdx::is_pointer<In>::value)
-    if (in == nullptr) return launcher.invalid_value;
-  if constexpr (detail::stdx::is_pointer<Out>::value)
-    if (out == nullptr) return launcher.invalid_value;
+  if (detail::is_null(in) || detail::is_null(out)) return launcher.invalid_value;
   if (tiles > 0x7fffffff) return launcher.invalid_value;  // one tile per block: gridDim.x's limit
   if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::tile) == 0;

@@ -20,7 +20,7 @@ template <class In, class Counter, class Level>
 cudaError_t histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t n, Counter* counters,
                            int num_levels, Level lower, Level upper, cudaStream_t stream = 0) {
   using bins_t = even_bins<tilekit::detail::value_of<In>, Level>;
-  if (temp != nullptr && (num_levels < 2 || !(lower < upper))) return cudaErrorInvalidValue;
+  if (temp != nullptr && !(lower < upper)) return cudaErrorInvalidValue;  // num_levels < 2: the dispatch's bins < 1
   const bins_t bins(num_levels < 2 ? 2 : num_levels, lower, upper);
   if (temp != nullptr && bins.may_overflow()) return cudaErrorInvalidValue;
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1, bins);
@@ -29,7 +29,7 @@ cudaError_t histogram_even(void* temp, std::size_t& temp_bytes, In samples, std:
 template <class In, class Counter, class Level>
 cudaError_t histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t n, Counter* counters,
                             int num_levels, const Level* levels, cudaStream_t stream = 0) {
-  if (temp != nullptr && (num_levels < 2 || levels == nullptr)) return cudaErrorInvalidValue;
+  if (temp != nullptr && levels == nullptr) return cudaErrorInvalidValue;  // num_levels < 2: the dispatch's bins < 1
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1,
                           range_bins<tilekit::detail::value_of<In>, Level>{levels, num_levels});
 }

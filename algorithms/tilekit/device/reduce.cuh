@@ -77,12 +77,9 @@ template <bool Max, class In, class ValueOut, class IndexOut>
 cudaError_t arg_extremum(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out,
                          IndexOut index_out, cudaStream_t stream = 0) {
   using T = tilekit::detail::value_of<In>;
-  if constexpr (tilekit::detail::stdx::is_pointer<ValueOut>::value)
-    if (temp != nullptr && value_out == nullptr) return cudaErrorInvalidValue;
-  if constexpr (tilekit::detail::stdx::is_pointer<IndexOut>::value)
-    if (temp != nullptr && index_out == nullptr) return cudaErrorInvalidValue;
-  if constexpr (tilekit::detail::stdx::is_pointer<In>::value)
-    if (temp != nullptr && n > 0 && in == nullptr) return cudaErrorInvalidValue;
+  using tilekit::detail::is_null;
+  if (temp != nullptr && (is_null(value_out) || is_null(index_out) || (n > 0 && is_null(in))))
+    return cudaErrorInvalidValue;
   const arg_item<T> none{0, T{}, false};
   return device::reduce(temp, temp_bytes, tilekit::detail::indexed_input<In>{in}, n,
                         tilekit::detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out},

@@ -14,6 +14,14 @@ using count_t = std::int64_t;
 template <class It>
 using value_of = remove_cvref_t<decltype(*stdx::declval<It&>())>;
 
+/// Whether an iterator argument is a null pointer (iterators of other types never are):
+/// the argument checks of every device-wide dispatch.
+template <class It>
+TILEKIT_HD bool is_null(const It& it) {
+  if constexpr (stdx::is_pointer<It>::value) return it == nullptr;
+  else return false;
+}
+
 /// Inputs read as 16-byte vectors: pointers to arithmetic types that divide 16 bytes.
 template <class It>
 inline constexpr bool vector_loadable_v =
