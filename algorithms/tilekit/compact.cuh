@@ -116,87 +116,162 @@ TILEKIT_HD unsigned partition(const Block& block, bool keep, const T& value, Out
 // device_select(launcher, temp, temp_bytes, in, n, out, num_out, keep, partition):
 // the items of in[0 .. n) that keep says to keep go to out[0 .. count), in order,
 // and *num_out = count; with partition, the others go to out[count .. n) in
-// REVERSE order (as cub::DevicePartition::If). One pass: each tile counts its
-// kept items, the counts are chained across tiles by the same decoupled
-// look-back as the device scan (64-bit counts), and each thread writes its kept
-// items at their global ranks. keep(i, item) sees the global index, so the same
-// body serves a predicate (select_if), a flags array (select_flagged) and
-// "differs from the previous item" (unique). out must not overlap in.
+// REVERSE order (as cub::DevicePartition::If). One pass. Each warp owns a
+// contiguous stretch of its block's tile and reads it in rows (a row: 32 lanes x
+// one 16-byte vector, or one item each for other inputs), so every load of a
+// warp is contiguous. A row's ranks come from ballots: an item's rank in its row
+// is the kept items of the lanes below it (popc of a ballot per vector slot) plus
+// those before it in its own vector. The warps' counts are added through shared
+// memory and the tiles' counts chained by the decoupled look-back (64-bit counts,
+// packed with their flag). keep(i, item, previous) sees the global index and, for
+// keep_unique, the item before. out must not overlap in.
 
 namespace detail {
 
 template <class Pred>
 struct keep_if {
+  static constexpr bool wants_previous = false;
   Pred pred;
   template <class T>
-  TILEKIT_HD bool operator()(count_t, const T& item) const { return bool(pred(item)); }
+  TILEKIT_HD bool operator()(count_t, const T& item, const T&) const { return bool(pred(item)); }
 };
 
 template <class Flags>
 struct keep_flagged {
+  static constexpr bool wants_previous = false;
   Flags flags;
   template <class T>
-  TILEKIT_HD bool operator()(count_t i, const T&) const { return bool(flags[i]); }
+  TILEKIT_HD bool operator()(count_t i, const T&, const T&) const { return bool(flags[i]); }
 };
 
-template <class In, class Eq>
+template <class Eq>
 struct keep_unique {  // the first item of every run of equal items
-  In in;
+  static constexpr bool wants_previous = true;
   Eq eq;
   template <class T>
-  TILEKIT_HD bool operator()(count_t i, const T& item) const { return i == 0 || !eq(in[i - 1], item); }
+  TILEKIT_HD bool operator()(count_t i, const T& item, const T& previous) const { return i == 0 || !eq(previous, item); }
 };
 
 struct select_tuning {
   static constexpr unsigned threads = 128;
-  static constexpr unsigned items = 8;
+  static constexpr unsigned vector_rows = 4;  // rows per warp when rows are 16-byte vectors
+  static constexpr unsigned scalar_rows = 8;  // and for inputs read item by item
 };
 
 template <class In, class Out, class NumOut, class Keep>
 struct select_grid_body {
-  static constexpr unsigned Threads = select_tuning::threads, K = select_tuning::items;
-  static constexpr count_t tile_items = count_t(Threads) * K;
   using T = value_of<In>;
-  using shared_t = scan_storage<count_t, Threads>;
+  static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
+  static constexpr unsigned V = vector_items<In>();  // items per lane in a row
+  static constexpr unsigned R = vector_loadable_v<In> ? select_tuning::vector_rows : select_tuning::scalar_rows;
+  static constexpr count_t row_items = 32 * V, warp_items = R * row_items, tile_items = Warps * warp_items;
+  struct shared_t {
+    unsigned warp_counts[Warps];
+    count_t tile_prefix;
+  };
   In in;
   count_t n;
   Out out;
   NumOut num_out;
   Keep keep;
   bool partition;
-  tile_states<count_t> states;
+  bool vector_in;  // in is 16-byte aligned: full tiles load vectors
+  count_states states;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    shared_t& storage = ctx.template shared<shared_t>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
     const count_t tile = count_t(ctx.grid().block_rank());
     if (n == 0) {
       if (block.thread_rank() == 0) *num_out = 0;
       return;
     }
-    const count_t base = tile * tile_items, first = base + count_t(block.thread_rank()) * K;
-    T items[K] = {};
-    count_t kept[K];
+    const unsigned lane = warp.thread_rank(), w = block.thread_rank() / 32;
+    const count_t base = tile * tile_items, stretch = base + count_t(w) * warp_items;
+    T items[R][V];
+    bool kept[R][V];
+    load(items, stretch, lane, n - base >= tile_items);
+    T carry{};  // the item before the current row (keep_unique)
+    if constexpr (Keep::wants_previous)
+      if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
+    unsigned below[R], row_count[R];  // kept items of the lower lanes in each row; of the whole row
+    unsigned count = 0;               // kept items of this warp's stretch
+    const unsigned lower_lanes = (1u << lane) - 1;
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < K; ++k) {
-      const bool valid = first + k < n;
-      if (valid) items[k] = in[first + k];
-      kept[k] = valid && keep(first + k, items[k]) ? 1 : 0;
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t at = stretch + count_t(r) * row_items + count_t(lane) * V;
+      T previous = carry;
+      if constexpr (Keep::wants_previous) {
+        const T from_left = warp.shfl_up(items[r][V - 1], 1);
+        if (lane > 0) previous = from_left;
+        carry = warp.shfl(items[r][V - 1], 31);
+      }
+      below[r] = 0;
+      row_count[r] = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        kept[r][j] = at + j < n && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
+        const unsigned votes = warp.ballot(kept[r][j]);
+        below[r] += popc(votes & lower_lanes);
+        row_count[r] += popc(votes);
+      }
+      count += row_count[r];
     }
-    count_t rank[K];
-    look_back<decltype(block), count_t, plus> prefix{block, states, tile, plus{}, count_t(0), true};
-    const count_t tile_count = tilekit::exclusive_scan_prefix(block, kept, rank, plus{}, storage, prefix);
+    if (lane == 0) shared.warp_counts[w] = count;
+    block.sync();
+    count_t before_warp = 0, tile_count = 0;
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < K; ++k) {
-      const count_t i = first + k;
-      if (i >= n) break;
-      if (kept[k]) out[rank[k]] = items[k];
-      else if (partition) out[n - 1 - (i - rank[k])] = items[k];  // i - rank[k] items were rejected before it
+    for (unsigned v = 0; v < Warps; ++v) {
+      before_warp += v < w ? shared.warp_counts[v] : 0u;
+      tile_count += shared.warp_counts[v];
     }
-    // The last tile knows the total: its prefix (thread 0's first rank) plus its own count.
-    if (base + tile_items >= n && block.thread_rank() == 0) *num_out = rank[0] + tile_count;
+    if (w == 0) {
+      look_back<decltype(block), count_t, plus, count_states> prefix{block, states, tile, plus{}, count_t(0), true};
+      const count_t p = prefix(tile_count);
+      if (lane == 0) shared.tile_prefix = p;
+    }
+    block.sync();
+    count_t rank = shared.tile_prefix + before_warp;  // kept items before this warp's current row
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t at = stretch + count_t(r) * row_items + count_t(lane) * V;
+      count_t mine = rank + below[r];  // kept items before this lane's first item
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const count_t i = at + j;
+        if (kept[r][j]) out[mine++] = items[r][j];
+        else if (partition && i < n) out[n - 1 - (i - mine)] = items[r][j];  // i - mine items were rejected before it
+      }
+      rank += row_count[r];
+    }
+    // The last tile knows the total.
+    if (base + tile_items >= n && block.thread_rank() == 0) *num_out = shared.tile_prefix + tile_count;
+  }
+
+  template <class Items>
+  TILEKIT_HD void load(Items& items, count_t stretch, unsigned lane, bool full) const {
+    if constexpr (vector_loadable_v<In>) {
+      if (full && vector_in) {
+        TILEKIT_UNROLL
+        for (unsigned r = 0; r < R; ++r) {
+          const auto v = load_vector<T, V>(in + stretch + count_t(r) * row_items + count_t(lane) * V);
+          TILEKIT_UNROLL
+          for (unsigned j = 0; j < V; ++j) items[r][j] = v.item[j];
+        }
+        return;
+      }
+    }
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const count_t i = stretch + count_t(r) * row_items + count_t(lane) * V + j;
+        items[r][j] = i < n ? T(in[i]) : T{};
+      }
+    }
   }
 };
 
@@ -211,7 +286,7 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
                                             detail::count_t n, Out out, NumOut num_out, Keep keep, bool partition) {
   using body_t = detail::select_grid_body<In, Out, NumOut, Keep>;
   const detail::count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
-  const auto storage = detail::carve_tile_states<detail::count_t>(temp, tiles);
+  const auto storage = detail::carve_tile_states<detail::count_t, detail::count_states>(temp, tiles);
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
@@ -220,8 +295,9 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
   if (tiles > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
+  const bool vector_in = detail::misaligned_head(in, body_t::tile_items) == 0;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
-                      body_t{in, n, out, num_out, keep, partition, storage.states},
+                      body_t{in, n, out, num_out, keep, partition, vector_in, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 

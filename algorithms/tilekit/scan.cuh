@@ -575,19 +575,44 @@ struct tile_states<T, false> {
   }
 };
 
+// Tile states of item counts (non-negative, below 2^62): the flag in the top two
+// bits of one 64-bit word, so a 64-bit count is published and polled as a packed
+// value is, with single relaxed accesses and no fence.
+struct count_states {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 2;
+  static constexpr unsigned long long value_mask = (1ull << 62) - 1;
+  unsigned* flags;
+  unsigned* values;  // as unsigned long long, one per tile
+
+  template <class Be>
+  TILEKIT_HD void publish(count_t tile, unsigned flag, const count_t& v) const {
+    Be::store_relaxed(word(tile), (static_cast<unsigned long long>(flag) << 62) | static_cast<unsigned long long>(v));
+  }
+  template <class Be>
+  TILEKIT_HD unsigned wait(count_t tile, count_t& v) const {
+    unsigned long long w;
+    while (((w = Be::load_relaxed(word(tile))) >> 62) == 0) {
+    }
+    v = static_cast<count_t>(w & value_mask);
+    return static_cast<unsigned>(w >> 62);
+  }
+  TILEKIT_HD unsigned long long* word(count_t tile) const { return reinterpret_cast<unsigned long long*>(values) + tile; }
+};
+
 // The tile states of `tiles` tiles carved from temporary storage (a null temp:
 // only the bytes needed), and the words that must start at zero ("nothing
 // published yet") before the launch: what every look-back dispatch shares.
-template <class T>
+template <class States>
 struct tile_state_storage {
-  tile_states<T> states;
+  States states;
   unsigned* zero_from;
   std::size_t zero_bytes;
   std::size_t bytes;
 };
-template <class T>
-TILEKIT_HD tile_state_storage<T> carve_tile_states(void* temp, count_t tiles) {
-  using states_t = tile_states<T>;
+template <class T, class States = tile_states<T>>
+TILEKIT_HD tile_state_storage<States> carve_tile_states(void* temp, count_t tiles) {
+  using states_t = States;
   temp_carver carve(temp);
   unsigned* flags = carve.take<unsigned>(std::size_t(tiles) * states_t::flag_words);
   unsigned* values = carve.take<unsigned>(std::size_t(tiles) * states_t::value_words);
@@ -599,10 +624,10 @@ TILEKIT_HD tile_state_storage<T> carve_tile_states(void* temp, count_t tiles) {
 // The block scan's prefix callback for tile `tile` (called by the first warp):
 // publishes the aggregate, looks back, publishes the inclusive prefix and
 // returns the seed of this tile ([init op] everything before it).
-template <class Block, class T, class Op>
+template <class Block, class T, class Op, class States = tile_states<T>>
 struct look_back {
   Block block;  // by value, as everything here: nothing needs an address (no local memory)
-  tile_states<T> states;
+  States states;
   count_t tile;
   Op op;
   T init;

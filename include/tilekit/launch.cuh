@@ -66,8 +66,11 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
 template <class Body>
 cudaError_t launch(dim3 grid, dim3 block, cudaStream_t stream, const Body& body, std::size_t shared_bytes = 0) {
   if (cudaError_t e = detail::allow_shared_bytes<Body>(shared_bytes); e != cudaSuccess) return e;
-  detail::body_kernel<<<grid, block, shared_bytes, stream>>>(body);
-  return cudaGetLastError();
+  // cudaLaunchKernel returns this launch's own error; cudaGetLastError after <<<>>>
+  // would also return an earlier, unrelated failure of the calling thread.
+  void* args[] = {const_cast<Body*>(&body)};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body>), grid, block, args, shared_bytes,
+                          stream);
 }
 
 /// As launch, as a cooperative launch: every block resident at once, so the

@@ -7,6 +7,10 @@
 #pragma once
 #include "tile_common.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
 #include <tilekit/compact.cuh>
 
 namespace tk_test {
@@ -74,7 +78,7 @@ inline void check_device_select(select_kind kind, std::int64_t n, int threshold,
       break;
     case select_kind::unique:
       e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
-                            tilekit::detail::keep_unique<const int*, equal_to>{d_in.data(), equal_to{}}, false);
+                            tilekit::detail::keep_unique<equal_to>{equal_to{}}, false);
       break;
     case select_kind::partition:
       e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::detail::keep_if<below>{below{threshold}}, true);
@@ -101,6 +105,74 @@ inline void check_device_select(select_kind kind, std::int64_t n, int threshold,
   }
 }
 
+// Other item types (16-byte rows of 16 uint8 or 2 doubles; a 12-byte struct read item
+// by item) and inputs that start off a 16-byte boundary (read item by item), through
+// select_if, partition and unique, against the CPU.
+struct three_ints {
+  int a, b, c;
+};
+TILEKIT_HD int key_of(int x) { return x; }
+TILEKIT_HD int key_of(unsigned char x) { return x; }
+TILEKIT_HD int key_of(double x) { return int(x); }
+TILEKIT_HD int key_of(const three_ints& x) { return x.b; }
+template <class T>
+struct small_key {
+  TILEKIT_HD bool operator()(const T& x) const { return key_of(x) % 8 < 3; }
+};
+struct same_key {
+  template <class T>
+  TILEKIT_HD bool operator()(const T& x, const T& y) const { return key_of(x) == key_of(y); }
+};
+
+template <class T>
+void check_typed_select(std::int64_t n, std::int64_t offset, std::mt19937_64& g) {
+  std::vector<T> data(std::size_t(n + offset));
+  int key = 0;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (g() % 3 == 0) key = int(g() % 200);  // runs, for unique
+    if constexpr (std::is_same_v<T, three_ints>) data[i] = T{int(i), key, -1};
+    else data[i] = T(key);
+  }
+  selbuf<T> d_in(data);
+  for (int kind = 0; kind < 3; ++kind) {  // select_if, partition, unique
+    std::vector<T> want, rejected;
+    for (std::int64_t i = offset; i < n + offset; ++i) {
+      const T& x = data[std::size_t(i)];
+      const bool keep = kind == 2 ? (i == offset || key_of(data[std::size_t(i) - 1]) != key_of(x)) : small_key<T>{}(x);
+      (keep ? want : rejected).push_back(x);
+    }
+    if (kind == 1) want.insert(want.end(), rejected.rbegin(), rejected.rend());
+    T poisoned{};
+    std::memset(static_cast<void*>(&poisoned), 0xCD, sizeof(T));
+    selbuf<T> d_out(std::size_t(n) + 1, poisoned);
+    selbuf<std::int64_t> d_num(1, poison<std::int64_t>());
+    const auto launcher = ::backend::launcher();
+    const T* in = d_in.data() + offset;
+    auto run = [&](auto keep) {
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in, n, d_out.data(), d_num.data(), keep, kind == 1) ==
+                    launcher.success);
+      selbuf<unsigned char> temp(bytes, 0xCD);
+      return tilekit::device_select(launcher, temp.data(), bytes, in, n, d_out.data(), d_num.data(), keep, kind == 1);
+    };
+    const auto e = kind == 2 ? run(tilekit::detail::keep_unique<same_key>{same_key{}})
+                             : run(tilekit::detail::keep_if<small_key<T>>{small_key<T>{}});
+    ::backend::sync();
+    const auto out = d_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " " << (kind == 0 ? "select_if" : kind == 1 ? "partition" : "unique") << " of "
+                                       << sizeof(T) << "-byte items, n=" << n << " offset=" << offset
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      const std::int64_t kept = kind == 1 ? std::int64_t(want.size() - rejected.size()) : std::int64_t(want.size());
+      BOOST_TEST(d_num.to_host()[0] == kept);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) bad += std::memcmp(&out[i], &want[i], sizeof(T)) != 0;
+      BOOST_TEST(bad == 0u, bad << " items differ");
+      BOOST_TEST(std::memcmp(&out[want.size()], &poisoned, sizeof(T)) == 0, "wrote past the end");
+    }
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_select)
@@ -108,7 +180,7 @@ BOOST_AUTO_TEST_SUITE(device_select)
 BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const std::int64_t tile = tilekit::detail::select_tuning::threads * tilekit::detail::select_tuning::items;
+  const std::int64_t tile = tilekit::detail::select_grid_body<const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::tile_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(33), tile - 1, tile, tile + 1, 37 * tile + 11, max_n - 5}) {
     for (int threshold : {0, 10, 500, 1000}) {  // 0%, 1%, 50%, 100% kept
@@ -117,6 +189,20 @@ BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
     }
     check_device_select(select_kind::flagged, n, 300, g);
     check_device_select(select_kind::unique, n, 0, g);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(item_types_and_misaligned_inputs) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t big = std::min<std::int64_t>(std::int64_t(::backend::device_max_items()), 300000);
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(4095), std::int64_t(8193), big}) {
+    for (std::int64_t offset : {0, 1}) {
+      check_typed_select<unsigned char>(n, offset, g);
+      check_typed_select<double>(n, offset, g);
+      check_typed_select<int>(n, offset + 2, g);  // 8 bytes off: item-aligned, not vector-aligned
+    }
+    check_typed_select<three_ints>(n, 0, g);
   }
 }
 

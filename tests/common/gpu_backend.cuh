@@ -22,7 +22,7 @@ class device_buffer {
  public:
   explicit device_buffer(const std::vector<T>& init) : n_(init.size()) {
     TK_CUDA_CHECK(cudaMalloc(&p_, bytes()));
-    TK_CUDA_CHECK(cudaMemcpy(p_, init.data(), bytes(), cudaMemcpyHostToDevice));
+    if (n_ > 0) TK_CUDA_CHECK(cudaMemcpy(p_, init.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
   }
   device_buffer(std::size_t n, const T& fill) : device_buffer(std::vector<T>(n, fill)) {}
   device_buffer(const device_buffer&) = delete;
@@ -32,7 +32,7 @@ class device_buffer {
   std::size_t size() const { return n_; }
   std::vector<T> to_host() const {
     std::vector<T> h(n_);
-    TK_CUDA_CHECK(cudaMemcpy(h.data(), p_, bytes(), cudaMemcpyDeviceToHost));
+    if (n_ > 0) TK_CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
     return h;
   }
 

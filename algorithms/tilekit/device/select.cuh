@@ -41,7 +41,7 @@ template <class In, class Out, class NumOut>
 cudaError_t unique(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out,
                    cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_unique<In, detail::equal>{in, detail::equal{}}, false);
+                       tilekit::detail::keep_unique<detail::equal>{detail::equal{}}, false);
 }
 
 template <class In, class Out, class NumOut, class Pred>
