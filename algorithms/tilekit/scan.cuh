@@ -696,13 +696,23 @@ struct scan_grid_body {
     T items[K] = {};
     if constexpr (vector_loadable_v<In>) {
       if (full && vector_in) {
+        // Striped 16-byte loads (each warp instruction reads 512 consecutive bytes),
+        // then blocked through the warp's part of the transpose buffer.
         using V = value_of<In>;
+        auto warp = tilekit::tiled_partition<32>(block);
+        const unsigned lane = warp.thread_rank(), w = block.thread_rank() / 32;
+        const count_t warp_base = base + count_t(w) * 32 * K;
+        auto slot = [&](unsigned i) -> T& { return shared.transpose[w * warp_slots + i + i / 32]; };
         TILEKIT_UNROLL
         for (unsigned j = 0; j < K / shape::vec; ++j) {
-          const vector_of<V, shape::vec> v = load_vector<V, shape::vec>(in + first + j * shape::vec);
+          const unsigned at = (j * 32 + lane) * shape::vec;
+          const vector_of<V, shape::vec> v = load_vector<V, shape::vec>(in + warp_base + at);
           TILEKIT_UNROLL
-          for (unsigned i = 0; i < shape::vec; ++i) items[j * shape::vec + i] = T(v.item[i]);
+          for (unsigned i = 0; i < shape::vec; ++i) slot(at + i) = T(v.item[i]);
         }
+        warp.sync();
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < K; ++k) items[k] = slot(lane * K + k);
       } else {
         load_items(items, first, base);
       }
