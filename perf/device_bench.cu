@@ -4,6 +4,8 @@
 //   limit/copy   cudaMemcpyAsync device to device, bytes read + written
 //   limit/read   a streaming kernel reading 16-byte vectors, bytes read
 // Algorithms: reduce (sum), inclusive scan, select_if (about half kept), unique,
+// partition (two-way, about half kept; no Thrust counterpart with CUB's layout),
+// run-length encode (Encode; runs of about 1.3 items; no Thrust counterpart),
 // histograms (256 even bins of uint8 samples: the input's bytes; 1024 even bins of
 // the int32 samples; no Thrust counterpart).
 // Each timed launch follows an L2 flush (a 256 MiB memset outside the timing),
@@ -26,6 +28,8 @@
 #include <thrust/unique.h>
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_select.cuh>
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_run_length_encode.cuh>
 
 #include <algorithm>
 #include <cstdio>
@@ -45,6 +49,7 @@ struct workspace {
   std::vector<int> h;  // the input, also on the host
   int* in = nullptr;
   int* out = nullptr;
+  int* lengths = nullptr;  // run-length encode's second output
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
   unsigned char* flush = nullptr;
@@ -55,6 +60,8 @@ struct workspace {
     h.resize(n);
     std::mt19937 g(20261129);
     for (auto& x : h) x = int(g() % 2001) - 1000;  // random, never all zeros; sums stay in range
+    for (std::size_t i = 1; i < n; ++i)  // a quarter repeat their predecessor: runs for unique and run-length encode
+      if (g() % 4 == 0) h[i] = h[i - 1];
     CHECK(cudaMalloc(&in, n * sizeof(int)));
     CHECK(cudaMalloc(&out, (n + 1) * sizeof(int)));
     CHECK(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
@@ -72,7 +79,13 @@ struct workspace {
     std::size_t x = 0, y = 0;
     CHECK(cub::DeviceHistogram::HistogramEven(nullptr, x, in, out, 1025, -1000, 1001, int(n)));
     CHECK(cub::DeviceHistogram::HistogramEven(nullptr, y, reinterpret_cast<const unsigned char*>(in), out, 257, 0, 256, int(n)));
-    temp_bytes = std::max({a, b, c, d, e, f, u, v, x, y});
+    std::size_t p = 0, q = 0, r = 0, t = 0;
+    CHECK(tilekit::cub::DevicePartition::If(nullptr, p, in, out, out + n, int(n), below_zero{}));
+    CHECK(cub::DevicePartition::If(nullptr, q, in, out, out + n, int(n), below_zero{}));
+    CHECK(tilekit::cub::DeviceRunLengthEncode::Encode(nullptr, r, in, out, out, out + n, int(n)));
+    CHECK(cub::DeviceRunLengthEncode::Encode(nullptr, t, in, out, out, out + n, int(n)));
+    temp_bytes = std::max({a, b, c, d, e, f, u, v, x, y, p, q, r, t});
+    CHECK(cudaMalloc(&lengths, (n + 1) * sizeof(int)));
     CHECK(cudaMalloc(&temp, temp_bytes));
   }
   void flush_l2() const { CHECK(cudaMemsetAsync(flush, 0, flush_bytes)); }
@@ -126,6 +139,20 @@ void run_select(impl i, int n, int which) {
     const int count = which == 0 ? int(thrust::copy_if(thrust::device, w.in, w.in + n, w.out, below_zero{}) - w.out)
                                  : int(thrust::unique_copy(thrust::device, w.in, w.in + n, w.out) - w.out);
     CHECK(cudaMemcpy(num, &count, sizeof(int), cudaMemcpyHostToDevice));
+  }
+}
+
+// Two-way partition (which = 0; the kept count in out[n]) or run-length encode (which = 1;
+// runs: keys in out, lengths in lengths, their count in lengths[n]).
+void run_partition_rle(impl i, int n, int which) {
+  auto& w = ws();
+  std::size_t bytes = w.temp_bytes;
+  if (i == impl::tilekit) {
+    if (which == 0) CHECK(tilekit::cub::DevicePartition::If(w.temp, bytes, w.in, w.out, w.out + n, n, below_zero{}));
+    else CHECK(tilekit::cub::DeviceRunLengthEncode::Encode(w.temp, bytes, w.in, w.out, w.lengths, w.lengths + n, n));
+  } else {
+    if (which == 0) CHECK(cub::DevicePartition::If(w.temp, bytes, w.in, w.out, w.out + n, n, below_zero{}));
+    else CHECK(cub::DeviceRunLengthEncode::Encode(w.temp, bytes, w.in, w.out, w.lengths, w.lengths + n, n));
   }
 }
 
@@ -192,6 +219,28 @@ bool agrees(int n) {
     }
   }
   for (int which : {0, 1}) {
+    std::vector<int> want_out, want_lengths;
+    for (impl i : {impl::cub, impl::tilekit}) {
+      CHECK(cudaMemset(ws().out, 0xCD, std::size_t(n + 1) * sizeof(int)));
+      CHECK(cudaMemset(ws().lengths, 0xCD, std::size_t(n + 1) * sizeof(int)));
+      run_partition_rle(i, n, which);
+      auto got = fetch(n + 1);
+      std::vector<int> got_lengths(n + 1);
+      CHECK(cudaMemcpy(got_lengths.data(), ws().lengths, (n + 1) * sizeof(int), cudaMemcpyDeviceToHost));
+      if (which == 1) {  // only the runs are defined
+        got.resize(std::size_t(got_lengths[n]));
+        got_lengths.resize(std::size_t(got_lengths[n]) + 1);
+        got_lengths.back() = int(got.size());
+      }
+      if (i == impl::cub) {
+        want_out = got, want_lengths = got_lengths;
+      } else if (got != want_out || (which == 1 && got_lengths != want_lengths)) {
+        std::fprintf(stderr, "%s n=%d: tilekit differs from cub\n", which ? "run-length encode" : "partition", n);
+        return false;
+      }
+    }
+  }
+  for (int which : {0, 1}) {
     const int bins = which == 0 ? 256 : 1024;
     run_histogram(impl::cub, n, which);
     const auto want = fetch(bins);
@@ -217,8 +266,10 @@ void add(const std::string& algo, impl i, int log_n) {
   const double bytes = algo == "reduce" || algo == "histogram1024" ? 4.0 * n
                        : algo == "histogram256_u8"                   ? 1.0 * n
                        : algo == "scan"                              ? 8.0 * n
-                       : algo == "select" ? 4.0 * (double(n) + double(kept(n, 0)))
-                                          : 4.0 * (double(n) + double(kept(n, 1)));
+                       : algo == "select"                            ? 4.0 * (double(n) + double(kept(n, 0)))
+                       : algo == "partition"                         ? 8.0 * n
+                       : algo == "rle"                               ? 4.0 * (double(n) + 2.0 * double(kept(n, 1)))
+                                                                     : 4.0 * (double(n) + double(kept(n, 1)));
   const std::string label = "device_" + algo + "/int32/" + std::to_string(log_n) + "/" + name(i);
   benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& s) {
     bench::time_kernel(
@@ -227,6 +278,7 @@ void add(const std::string& algo, impl i, int log_n) {
           if (algo == "reduce") run_reduce(i, n);
           else if (algo == "scan") scan(i, n);
           else if (algo == "select" || algo == "unique") run_select(i, n, algo == "select" ? 0 : 1);
+          else if (algo == "partition" || algo == "rle") run_partition_rle(i, n, algo == "partition" ? 0 : 1);
           else run_histogram(i, n, algo == "histogram256_u8" ? 0 : 1);
         },
         double(n), [] { ws().flush_l2(); });
@@ -262,6 +314,8 @@ int main(int argc, char** argv) {
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("scan", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("select", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("unique", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub}) add("partition", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub}) add("rle", i, log_n);
       for (impl i : {impl::tilekit, impl::cub}) add("histogram256_u8", i, log_n);
       for (impl i : {impl::tilekit, impl::cub}) add("histogram1024", i, log_n);
     }

@@ -138,12 +138,23 @@ struct even_bins {
   using wide = detail::stdx::conditional_t<sizeof(Sample) + sizeof(common) <= 4, std::uint32_t, std::uint64_t>;
   common lower, upper;
   int bins;
-  common scale;  // floating point: bins / (upper - lower)
+  common scale;                    // floating point: bins / (upper - lower)
+  // Integers whose products (sample - lower) * bins stay below 2^32 (8- and 16-bit
+  // samples, most levels): the division by upper - lower as a multiply-high by its
+  // reciprocal (detail::divide), which gives the same bins as the division.
+  bool narrow;
+  unsigned long long reciprocal;
 
   TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
-      : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)) {
-    if constexpr (detail::stdx::is_floating_point<common>::value)
+      : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
+        reciprocal(0) {
+    if constexpr (detail::stdx::is_floating_point<common>::value) {
       scale = common(common(num_levels - 1) / common(upper - lower));
+    } else if (upper > lower && bins > 0) {
+      const unsigned long long range = static_cast<unsigned long long>(wide(upper - lower));
+      narrow = range <= (1ull << 32) / static_cast<unsigned long long>(bins);
+      if (narrow) reciprocal = detail::divide_by(range);
+    }
   }
   /// Whether the bin arithmetic can overflow (CUB answers cudaErrorInvalidValue then).
   TILEKIT_HD bool may_overflow() const {
@@ -157,6 +168,7 @@ struct even_bins {
     if (!(s >= lower && s < upper)) return -1;
     int bin;
     if constexpr (detail::stdx::is_floating_point<common>::value) bin = int((s - lower) * scale);
+    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(wide(s - lower)) * unsigned(bins), reciprocal));
     else bin = int((wide(s - lower) * wide(bins)) / wide(upper - lower));
     return bin < bins ? bin : bins - 1;  // rounding of a float just below upper
   }
@@ -181,7 +193,8 @@ struct range_bins {
 
 struct histogram_tuning {
   static constexpr unsigned threads = 256;
-  static constexpr unsigned items = 8;  // samples per thread per pass, striped
+  static constexpr unsigned items = 8;    // samples per thread per pass, striped (item by item)
+  static constexpr unsigned vectors = 4;  // 16-byte vectors in flight per thread
   static constexpr unsigned blocks_per_sm = 4;
 };
 
@@ -190,6 +203,7 @@ namespace detail {
 template <class In, class Counter, class Binner>
 struct histogram_grid_body {
   static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
+  static constexpr unsigned VN = vector_items<In>(), U = histogram_tuning::vectors;
   In in;
   count_t n;
   Counter* counters;  // global, zeroed
@@ -205,16 +219,43 @@ struct histogram_grid_body {
     const count_t step = blocks * Threads * K;
     const unsigned rank = block.thread_rank();
     if (privatise) {
+      using be = typename decltype(block)::backend;
       Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
       histogram_init(block, local, unsigned(bins));
-      for (count_t base = b * Threads * K; base < n; base += step) {
+      auto count = [&](const auto& sample) {
+        const int bin = binner(sample);
+        if (bin >= 0) be::atomic_add(local + bin, Counter(1));
+      };
+      // Item by item: the samples before the first 16-byte boundary and after the
+      // last whole vector (all of them for inputs that are not vector-loadable).
+      count_t head = n, vectors = 0;
+      if constexpr (vector_loadable_v<In>) {
+        head = misaligned_head(in, n);
+        vectors = (n - head) / VN;
+        const count_t thread = b * Threads + rank, threads = blocks * Threads;
+        const auto* aligned = in + head;
+        count_t v = thread;
+        for (; v + (U - 1) * threads < vectors; v += U * threads) {  // U vectors in flight per thread
+          vector_of<value_of<In>, VN> x[U];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < U; ++u) x[u] = load_vector<value_of<In>, VN>(aligned + (v + u * threads) * VN);
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < U; ++u)
+            TILEKIT_UNROLL
+            for (unsigned j = 0; j < VN; ++j) count(x[u].item[j]);
+        }
+        for (; v < vectors; v += threads) {
+          const auto x = load_vector<value_of<In>, VN>(aligned + v * VN);
+          TILEKIT_UNROLL
+          for (unsigned j = 0; j < VN; ++j) count(x.item[j]);
+        }
+      }
+      const count_t tail_from = head + vectors * VN, scalar_items = head + (n - tail_from);
+      for (count_t base = b * Threads * K; base < scalar_items; base += step) {
         TILEKIT_UNROLL
         for (unsigned k = 0; k < K; ++k) {
-          const count_t i = base + count_t(k) * Threads + rank;
-          if (i < n) {
-            const int bin = binner(in[i]);
-            if (bin >= 0) decltype(block)::backend::atomic_add(local + bin, Counter(1));
-          }
+          const count_t j = base + count_t(k) * Threads + rank;
+          if (j < scalar_items) count(in[j < head ? j : tail_from + (j - head)]);
         }
       }
       histogram_merge(block, local, counters, unsigned(bins));

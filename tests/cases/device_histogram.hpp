@@ -21,8 +21,15 @@ enum class spread { uniform, skewed, all_equal };
 inline const char* name(spread s) { return s == spread::uniform ? "uniform" : s == spread::skewed ? "skewed" : "all equal"; }
 
 template <class Sample, class Binner>
-void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what) {
-  hbuf<Sample> d_samples(samples);
+void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
+                            std::size_t offset = 0) {  // offset: the samples start that many items into their buffer
+  std::vector<Sample> padded(offset, samples.empty() ? Sample{} : samples[0]);
+  padded.insert(padded.end(), samples.begin(), samples.end());
+  hbuf<Sample> d_padded(padded);
+  struct {
+    Sample* p;
+    Sample* data() const { return p; }
+  } d_samples{d_padded.data() + offset};
   hbuf<unsigned> d_counts(std::size_t(bins) + 1, poison<unsigned>());
   const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
@@ -38,7 +45,7 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
     if (b >= 0) ++want[std::size_t(b)];
   }
   const auto got = d_counts.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " device histogram " << what << " bins=" << bins << " n=" << samples.size()
+  BOOST_TEST_CONTEXT(::backend::name << " device histogram " << what << " bins=" << bins << " n=" << samples.size() << " offset=" << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     mismatch_log log;
@@ -79,7 +86,11 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
   for (spread s : {spread::uniform, spread::skewed, spread::all_equal}) {
     // uint8 samples, 256 bins over [0, 256): CUB's classic case
     const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
-    check_device_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s));
+    for (std::size_t offset : {0, 3})
+      check_device_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s), offset);
+    // 16-bit samples, 1000 bins over [100, 60000): a reciprocal that is not a power of two
+    const auto shorts = histogram_samples<unsigned short>(n, 0, 65535, s, g);
+    check_device_histogram(shorts, 1000, tilekit::even_bins<unsigned short, int>(1001, 100, 60000), std::string("uint16 ") + name(s), 1);
     // int32 samples, some outside [-1000, 3000), with 1, 1024, 4096 and 65536 bins (the last past shared memory in the simulator)
     const auto ints = histogram_samples<int>(n, -1500, 3500, s, g);
     for (int bins : {1, 1024, 4096, 65536}) {
@@ -93,6 +104,29 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
     const auto floats = histogram_samples<float>(n, -2.0f, 2.0f, s, g);
     check_device_histogram(floats, 100, tilekit::even_bins<float, float>(101, -1.5f, 1.5f), std::string("float ") + name(s));
   }
+}
+
+// even_bins divides by a multiply-high when the products fit 32 bits: the same bins
+// as the division for random levels and bin counts, at the edges of every bin range.
+BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  std::size_t differ = 0, cases = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int bins = trial % 3 == 0 ? int(1 + g() % 4) : int(1 + g() % 70000);
+    const long long lower = (long long)(g() % 200001) - 100000;
+    const long long span = trial % 2 ? (long long)(1 + g() % 1000) : (long long)(1 + g() % ((1ull << 32) / unsigned(bins)));
+    const long long upper = std::min<long long>(lower + span, 2147483647);
+    const tilekit::even_bins<int, int> binner(bins + 1, int(lower), int(upper));
+    const int_even_reference ref{lower, upper, bins};
+    for (long long x : {lower - 1, lower, lower + 1, upper - 1, upper, (lower + upper) / 2,
+                        lower + (long long)(g() % std::uint64_t(upper - lower))}) {
+      if (x < -2147483648LL || x > 2147483647LL) continue;
+      differ += binner(int(x)) != ref(x);
+      ++cases;
+    }
+  }
+  BOOST_TEST(differ == 0u, differ << " of " << cases << " samples binned differently, TILEKIT_TEST_SEED=" << base_seed());
 }
 
 BOOST_AUTO_TEST_CASE(range_bins_and_edges) {

@@ -59,6 +59,23 @@ TILEKIT_HD unsigned highest_bit(unsigned x) {
 #endif
 }
 
+// The high 64 bits of the 128-bit product a * b.
+TILEKIT_HD unsigned long long mul_hi(unsigned long long a, unsigned long long b) {
+#if TILEKIT_DEVICE_PASS
+  return __umul64hi(a, b);
+#else
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+
+// x / d for x, d below 2^32 (d > 0) as one multiply by reciprocal = divide_by(d):
+// ceil(2^64 / d) is over 2^64 / d by less than 1, so x * reciprocal / 2^64 is over
+// x / d by less than x / 2^64 < 1 / d, which never reaches the next integer.
+TILEKIT_HD constexpr unsigned long long divide_by(unsigned long long d) { return d == 1 ? 0 : ~0ull / d + 1; }
+TILEKIT_HD unsigned long long divide(unsigned long long x, unsigned long long reciprocal) {
+  return reciprocal == 0 ? x : mul_hi(x, reciprocal);
+}
+
 // Bits of the lanes below `lane` (lane in 0..31).
 TILEKIT_HD constexpr unsigned lanes_below(unsigned lane) { return (1u << lane) - 1u; }
 
