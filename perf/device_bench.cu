@@ -32,6 +32,8 @@
 #include <cub/device/device_run_length_encode.cuh>
 
 #include <algorithm>
+#include <cstdlib>
+#include <sstream>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -307,7 +309,14 @@ void add_limits(int log_n) {
 
 int main(int argc, char** argv) {
   return bench::run(argc, argv, [] {
-    for (int log_n = min_log; log_n <= max_log; log_n += 2) {
+    std::vector<int> logs;  // TILEKIT_BENCH_LOGS="20 24 28": only these sizes (a quick run)
+    if (const char* only = std::getenv("TILEKIT_BENCH_LOGS")) {
+      for (std::istringstream in(only); in;)
+        if (int l = 0; in >> l && l >= min_log && l <= max_log) logs.push_back(l);
+    } else {
+      for (int l = min_log; l <= max_log; l += 2) logs.push_back(l);
+    }
+    for (int log_n : logs) {
       if (!agrees(1 << log_n) || !agrees((1 << log_n) - 3)) std::exit(1);
       add_limits(log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("reduce", i, log_n);

@@ -154,7 +154,7 @@ struct keep_unique {  // the first item of every run of equal items
 
 struct select_tuning {
   static constexpr unsigned threads = 128;
-  static constexpr unsigned vector_rows = 4;  // rows per warp when rows are 16-byte vectors
+  static constexpr unsigned vector_rows = 6;  // rows per warp when rows are 16-byte vectors (H200: 6 over 4, +30% at 2^26)
   static constexpr unsigned scalar_rows = 8;  // and for inputs read item by item
 };
 

@@ -289,7 +289,34 @@ struct run_mark_op {  // associative, not commutative
   }
 };
 
-template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut>
+// The run marks' tile states while n < 2^31: emits and start + 1 (31 bits each) and
+// the flag (2 bits) in one 64-bit word, published and polled with single relaxed
+// accesses as count_states. Larger inputs use tile_states<run_mark> (fenced).
+struct run_mark_states {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 2;
+  static constexpr unsigned long long low31 = (1ull << 31) - 1;
+  unsigned* flags;
+  unsigned* values;
+
+  template <class Be>
+  TILEKIT_HD void publish(count_t tile, unsigned flag, const run_mark& v) const {
+    Be::store_relaxed(word(tile), (static_cast<unsigned long long>(flag) << 62) |
+                                      (static_cast<unsigned long long>(v.start + 1) << 31) |
+                                      static_cast<unsigned long long>(v.emits));
+  }
+  template <class Be>
+  TILEKIT_HD unsigned wait(count_t tile, run_mark& v) const {
+    unsigned long long w;
+    while (((w = Be::load_relaxed(word(tile))) >> 62) == 0) {
+    }
+    v = {count_t(w & low31), count_t((w >> 31) & low31) - 1};
+    return static_cast<unsigned>(w >> 62);
+  }
+  TILEKIT_HD unsigned long long* word(count_t tile) const { return reinterpret_cast<unsigned long long*>(values) + tile; }
+};
+
+template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut, class States>
 struct rle_grid_body {
   static constexpr unsigned Threads = 128, K = 8;
   static constexpr count_t tile_items = count_t(Threads) * K;
@@ -300,7 +327,7 @@ struct rle_grid_body {
   KeysOut keys_out;
   LengthsOut lengths_out;
   NumOut num_out;
-  tile_states<run_mark> states;
+  States states;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -328,7 +355,7 @@ struct rle_grid_body {
       const bool long_end = i < n && !head && (i + 1 == n || !(items[k + 2] == items[k + 1]));
       marks[k] = {(NonTrivial ? long_end : head) ? 1 : 0, head ? i : -1};
     }
-    look_back<decltype(block), run_mark, run_mark_op> prefix{block, states, tile, run_mark_op{}, run_mark{0, -1}, true};
+    look_back<decltype(block), run_mark, run_mark_op, States> prefix{block, states, tile, run_mark_op{}, run_mark{0, -1}, true};
     const run_mark tile_total = tilekit::exclusive_scan_prefix(block, marks, before, run_mark_op{}, storage, prefix);
     TILEKIT_UNROLL
     for (unsigned k = 0; k < K; ++k) {
@@ -353,30 +380,41 @@ struct rle_grid_body {
 
 }  // namespace detail
 
-/// The device-wide run-length encode's dispatch, for any launcher. With temp ==
-/// nullptr it only sets temp_bytes. Returns launcher.invalid_value, writing
-/// nothing, for n < 0, null pointers (num_runs_out always, the others with
-/// n > 0), temp_bytes too small, or more than 2^31 - 1 tiles.
-template <bool NonTrivial, class Launcher, class In, class KeysOut, class LengthsOut, class NumOut>
-typename Launcher::error_type device_run_length_encode(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
-                                                       In in, detail::count_t n, KeysOut keys_out,
-                                                       LengthsOut lengths_out, NumOut num_out) {
-  using body_t = detail::rle_grid_body<NonTrivial, In, KeysOut, LengthsOut, NumOut>;
-  const detail::count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
-  const auto storage = detail::carve_tile_states<detail::run_mark>(temp, tiles);
+namespace detail {
+template <bool NonTrivial, class States, class Launcher, class In, class KeysOut, class LengthsOut, class NumOut>
+typename Launcher::error_type run_length_encode_with(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                     count_t n, KeysOut keys_out, LengthsOut lengths_out, NumOut num_out) {
+  using body_t = rle_grid_body<NonTrivial, In, KeysOut, LengthsOut, NumOut, States>;
+  const count_t tiles = n > 0 ? (n + body_t::tile_items - 1) / body_t::tile_items : 0;
+  const auto storage = carve_tile_states<run_mark, States>(temp, tiles);
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
   }
   if (n < 0 || temp_bytes < storage.bytes || tiles > 0x7fffffff) return launcher.invalid_value;
-  if (detail::is_null(num_out) ||
-      (n > 0 && (detail::is_null(in) || detail::is_null(keys_out) || detail::is_null(lengths_out))))
+  if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(keys_out) || is_null(lengths_out))))
     return launcher.invalid_value;
   if (tiles > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
                       body_t{in, n, keys_out, lengths_out, num_out, storage.states},
                       sizeof(typename body_t::shared_t));
+}
+}  // namespace detail
+
+/// The device-wide run-length encode's dispatch, for any launcher. With temp ==
+/// nullptr it only sets temp_bytes (for this n). Returns launcher.invalid_value,
+/// writing nothing, for n < 0, null pointers (num_runs_out always, the others with
+/// n > 0), temp_bytes too small, or more than 2^31 - 1 tiles.
+template <bool NonTrivial, class Launcher, class In, class KeysOut, class LengthsOut, class NumOut>
+typename Launcher::error_type device_run_length_encode(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
+                                                       In in, detail::count_t n, KeysOut keys_out,
+                                                       LengthsOut lengths_out, NumOut num_out) {
+  if (n < (detail::count_t(1) << 31))
+    return detail::run_length_encode_with<NonTrivial, detail::run_mark_states>(launcher, temp, temp_bytes, in, n, keys_out,
+                                                                               lengths_out, num_out);
+  return detail::run_length_encode_with<NonTrivial, detail::tile_states<detail::run_mark>>(
+      launcher, temp, temp_bytes, in, n, keys_out, lengths_out, num_out);
 }
 
 }  // namespace tilekit

@@ -39,17 +39,25 @@ inline std::vector<int> run_data(std::size_t n, run_shape s, std::mt19937_64& g)
   return v;
 }
 
-template <bool NonTrivial>
+// General: through the tile states that inputs of 2^31 items or more use (the
+// packed ones otherwise), here at small sizes.
+template <bool NonTrivial, bool General = false>
 void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
   const std::vector<int> data = run_data(n, s, g);
   rbuf<int> in(data), keys(n + 1, poison<int>()), lengths(n + 1, poison<int>()), runs(1, poison<int>());
   const auto launcher = ::backend::launcher();
+  auto encode = [&](void* temp, std::size_t& bytes) {
+    if constexpr (General)
+      return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::tile_states<tilekit::detail::run_mark>>(
+          launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(), lengths.data(), runs.data());
+    else
+      return tilekit::device_run_length_encode<NonTrivial>(launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(),
+                                                           lengths.data(), runs.data());
+  };
   std::size_t bytes = 0;
-  BOOST_REQUIRE((tilekit::device_run_length_encode<NonTrivial>(launcher, nullptr, bytes, in.data(), std::int64_t(n),
-                                                               keys.data(), lengths.data(), runs.data()) == launcher.success));
+  BOOST_REQUIRE((encode(nullptr, bytes) == launcher.success));
   rbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_run_length_encode<NonTrivial>(launcher, temp.data(), bytes, in.data(), std::int64_t(n),
-                                                               keys.data(), lengths.data(), runs.data());
+  const auto e = encode(temp.data(), bytes);
   ::backend::sync();
   std::vector<int> want_keys, want_lengths;  // keys: the run's item (Encode) or its offset (NonTrivialRuns)
   for (std::size_t i = 0; i < n;) {
@@ -62,7 +70,7 @@ void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
     i = j;
   }
   const auto got_keys = keys.to_host(), got_lengths = lengths.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << (NonTrivial ? " non-trivial runs " : " run-length encode ") << name(s) << " n=" << n
+  BOOST_TEST_CONTEXT(::backend::name << (NonTrivial ? " non-trivial runs " : " run-length encode ") << (General ? "(general tile states) " : "") << name(s) << " n=" << n
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(runs.to_host()[0] == int(want_keys.size()));
@@ -88,6 +96,10 @@ BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
     for (run_shape s : {run_shape::random_short, run_shape::random_long, run_shape::all_equal, run_shape::all_distinct}) {
       check_run_length<false>(n, s, g);
       check_run_length<true>(n, s, g);
+      if (n < 20 * tile) {
+        check_run_length<false, true>(n, s, g);
+        check_run_length<true, true>(n, s, g);
+      }
     }
   }
 }
