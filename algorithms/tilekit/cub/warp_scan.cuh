@@ -1,0 +1,135 @@
+// tilekit/cub/warp_scan.cuh - cub::WarpScan's interface over tilekit's tile scans
+// (tilekit/scan.cuh): logical warp i of a block is the tile<LOGICAL_WARP_THREADS>
+// of thread ranks [i * N, (i + 1) * N), as in CUB.
+//
+// Covered (CUB's signatures, CCCL 3.0): TempStorage, WarpScan(TempStorage&),
+//   InclusiveSum(in, out[, warp_aggregate])
+//   ExclusiveSum(in, out[, warp_aggregate])            lane 0 gets T{}
+//   InclusiveScan(in, out, op[, warp_aggregate])
+//   InclusiveScan(in, out, initial_value, op[, warp_aggregate])
+//   ExclusiveScan(in, out, op[, warp_aggregate])       lane 0's output undefined (as CUB)
+//   ExclusiveScan(in, out, initial_value, op[, warp_aggregate])
+//   Scan(in, inclusive_out, exclusive_out, op)          lane 0's exclusive undefined (as CUB)
+//   Scan(in, inclusive_out, exclusive_out, initial_value, op)
+//   Broadcast(x, src_lane)
+// warp_aggregate never includes initial_value (as CUB).
+//
+// Differences from CUB:
+// - LOGICAL_WARP_THREADS must be a power of two, 1..32 (CUB also takes other sizes
+//   through shared memory): a static_assert says so.
+// - TempStorage is empty: the tile scans work in registers.
+// - Floating-point sums combine in tilekit's Kogge-Stone order; results may round
+//   differently from CUB's.
+// - Where CUB leaves lane 0's exclusive output undefined (no initial value),
+//   tilekit gives it lane 0's input.
+// @pre as CUB: every lane of the logical warp calls; src_lane < LOGICAL_WARP_THREADS.
+#pragma once
+#include <tilekit/cub/warp_reduce.cuh>
+
+namespace tilekit::cub {
+
+template <class T, int LOGICAL_WARP_THREADS = 32>
+class WarpScan {
+  static_assert(detail::is_tile_size_v<LOGICAL_WARP_THREADS>,
+                "tilekit::cub::WarpScan: LOGICAL_WARP_THREADS must be 1, 2, 4, 8, 16 or 32 (tilekit's logical warps "
+                "are power-of-two tiles; CUB's shared-memory path for other sizes is not provided)");
+  static __device__ __forceinline__ auto tile() { return detail::logical_warp<LOGICAL_WARP_THREADS>(); }
+
+ public:
+  /// Nothing: the tile scans work in registers. Kept so CUB code that declares it compiles.
+  struct TempStorage {};
+
+  __device__ __forceinline__ WarpScan(TempStorage& /*temp_storage*/) {}
+
+  // ---- sums
+
+  __device__ __forceinline__ void InclusiveSum(T input, T& inclusive_output) {
+    InclusiveScan(input, inclusive_output, ::tilekit::plus{});
+  }
+  __device__ __forceinline__ void InclusiveSum(T input, T& inclusive_output, T& warp_aggregate) {
+    InclusiveScan(input, inclusive_output, ::tilekit::plus{}, warp_aggregate);
+  }
+  __device__ __forceinline__ void ExclusiveSum(T input, T& exclusive_output) {
+    ExclusiveScan(input, exclusive_output, T{}, ::tilekit::plus{});
+  }
+  __device__ __forceinline__ void ExclusiveSum(T input, T& exclusive_output, T& warp_aggregate) {
+    ExclusiveScan(input, exclusive_output, T{}, ::tilekit::plus{}, warp_aggregate);
+  }
+
+  // ---- inclusive scans
+
+  template <class ScanOp>
+  __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, ScanOp scan_op) {
+    inclusive_output = ::tilekit::inclusive_scan(tile(), input, scan_op);
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, T initial_value, ScanOp scan_op) {
+    inclusive_output = T(scan_op(initial_value, ::tilekit::inclusive_scan(tile(), input, scan_op)));
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, ScanOp scan_op, T& warp_aggregate) {
+    const ::tilekit::scanned<T> s = ::tilekit::inclusive_scan_aggregate(tile(), input, scan_op);
+    inclusive_output = s.value;
+    warp_aggregate = s.aggregate;
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, T initial_value, ScanOp scan_op,
+                                                T& warp_aggregate) {
+    const ::tilekit::scanned<T> s = ::tilekit::inclusive_scan_aggregate(tile(), input, scan_op);
+    inclusive_output = T(scan_op(initial_value, s.value));
+    warp_aggregate = s.aggregate;
+  }
+
+  // ---- exclusive scans
+
+  /// Without an initial value: lane 0's output is undefined (here: its input).
+  template <class ScanOp>
+  __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, ScanOp scan_op) {
+    const auto t = tile();
+    exclusive_output = t.shfl_up(::tilekit::inclusive_scan(t, input, scan_op), 1);
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, T initial_value, ScanOp scan_op) {
+    exclusive_output = ::tilekit::exclusive_scan(tile(), input, scan_op, initial_value);
+  }
+  /// Without an initial value: lane 0's output is undefined (here: its input).
+  template <class ScanOp>
+  __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, ScanOp scan_op, T& warp_aggregate) {
+    const auto t = tile();
+    const ::tilekit::scanned<T> s = ::tilekit::inclusive_scan_aggregate(t, input, scan_op);
+    exclusive_output = t.shfl_up(s.value, 1);
+    warp_aggregate = s.aggregate;
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, T initial_value, ScanOp scan_op,
+                                                T& warp_aggregate) {
+    const ::tilekit::scanned<T> s = ::tilekit::exclusive_scan_aggregate(tile(), input, scan_op, initial_value);
+    exclusive_output = s.value;
+    warp_aggregate = s.aggregate;
+  }
+
+  // ---- both at once
+
+  /// Lane 0's exclusive output is undefined (here: its input).
+  template <class ScanOp>
+  __device__ __forceinline__ void Scan(T input, T& inclusive_output, T& exclusive_output, ScanOp scan_op) {
+    const auto t = tile();
+    const T inclusive = ::tilekit::inclusive_scan(t, input, scan_op);
+    exclusive_output = t.shfl_up(inclusive, 1);
+    inclusive_output = inclusive;
+  }
+  template <class ScanOp>
+  __device__ __forceinline__ void Scan(T input, T& inclusive_output, T& exclusive_output, T initial_value,
+                                       ScanOp scan_op) {
+    const auto t = tile();
+    const T inclusive = T(scan_op(initial_value, ::tilekit::inclusive_scan(t, input, scan_op)));
+    const T lower = t.shfl_up(inclusive, 1);
+    exclusive_output = t.thread_rank() == 0 ? initial_value : lower;
+    inclusive_output = inclusive;
+  }
+
+  /// Lane src_lane's input, in every lane. @pre src_lane < LOGICAL_WARP_THREADS.
+  __device__ __forceinline__ T Broadcast(T input, unsigned int src_lane) { return tile().shfl(input, src_lane); }
+};
+
+}  // namespace tilekit::cub

@@ -1,0 +1,88 @@
+// A small program written for CUB's collectives, spelled only with `cub::`.
+// tests/gpu/cub_collectives.cu includes it twice: once inside a namespace where
+// `namespace cub = ::cub;` (CUB itself) and once where `namespace cub = tilekit::cub;`
+// (the facade), launches both and compares what they write. So this file compiling
+// twice is the check that CUB code compiles unchanged against the facade.
+// Everything it writes is defined under CUB's contracts (reduce results read in
+// thread / lane 0 only), so the two must agree exactly (ints).
+// No include guard: included twice on purpose.
+
+// [cub-program]
+// A running prefix carried from tile to tile: CUB's BlockPrefixCallbackOp.
+struct running_sum {
+  int total;
+  __device__ int operator()(int block_aggregate) {
+    const int old = total;
+    total += block_aggregate;
+    return old;
+  }
+};
+
+// Exclusive prefix sums of n ints (n a multiple of 512) with one block of 128
+// threads, 4 items each, tile after tile.
+__global__ void scan_tiles(const int* in, int* out, int n) {
+  using BlockScan = cub::BlockScan<int, 128>;
+  __shared__ typename BlockScan::TempStorage temp_storage;
+  running_sum prefix{0};
+  for (int base = 0; base < n; base += 128 * 4) {
+    int items[4];
+    for (int k = 0; k < 4; ++k) items[k] = in[base + threadIdx.x * 4 + k];
+    BlockScan(temp_storage).ExclusiveSum(items, items, prefix);
+    __syncthreads();
+    for (int k = 0; k < 4; ++k) out[base + threadIdx.x * 4 + k] = items[k];
+  }
+}
+// [cub-program]
+
+// Per block of 16 x 8 threads: the block's sum, its maximum (thread 0 writes them),
+// and per logical warp of 16 lanes the maximum (lane 0 writes it).
+__global__ void block_and_warp_totals(const int* in, int* block_out, int* warp_out) {
+  using BlockReduce = cub::BlockReduce<int, 16, cub::BLOCK_REDUCE_RAKING, 8>;
+  using WarpReduce = cub::WarpReduce<int, 16>;
+  __shared__ typename BlockReduce::TempStorage reduce_storage;
+  __shared__ typename WarpReduce::TempStorage warp_storage[128 / 16];
+  const int tid = threadIdx.y * 16 + threadIdx.x;
+  const int x = in[blockIdx.x * 128 + tid];
+  const int sum = BlockReduce(reduce_storage).Sum(x);
+  __syncthreads();
+  const int max = BlockReduce(reduce_storage).Reduce(x, cuda::maximum<>{});
+  if (tid == 0) {
+    block_out[2 * blockIdx.x] = sum;
+    block_out[2 * blockIdx.x + 1] = max;
+  }
+  const int warp_max = WarpReduce(warp_storage[tid / 16]).Reduce(x, cuda::maximum<>{});
+  if (tid % 16 == 0) warp_out[blockIdx.x * 8 + tid / 16] = warp_max;
+}
+
+// Per thread: its inclusive maximum within its logical warp of 8 lanes, its exclusive
+// sum within the warp, and the warp's total; then a block-wide inclusive maximum
+// scan (warp-scans variant) over 64 threads.
+__global__ void warp_and_block_scans(const int* in, int* out) {
+  using WarpScan = cub::WarpScan<int, 8>;
+  using BlockScan = cub::BlockScan<int, 64, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename WarpScan::TempStorage warp_storage[64 / 8];
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  const int i = blockIdx.x * 64 + threadIdx.x;
+  const int x = in[i];
+  int inclusive_max, exclusive_sum, warp_total, block_max;
+  WarpScan(warp_storage[threadIdx.x / 8]).InclusiveScan(x, inclusive_max, cuda::maximum<>{});
+  __syncwarp();  // before the storage is reused
+  WarpScan(warp_storage[threadIdx.x / 8]).ExclusiveSum(x, exclusive_sum, warp_total);
+  BlockScan(scan_storage).InclusiveScan(x, block_max, cuda::maximum<>{});
+  out[4 * i] = inclusive_max;
+  out[4 * i + 1] = exclusive_sum;
+  out[4 * i + 2] = warp_total;
+  out[4 * i + 3] = block_max;
+}
+
+// A 256-bin histogram of 128 x 4 byte samples per block, added to global counters.
+__global__ void byte_histogram(const unsigned char* in, unsigned* counters) {
+  using BlockHistogram = cub::BlockHistogram<unsigned char, 128, 4, 256, cub::BLOCK_HISTO_ATOMIC>;
+  __shared__ typename BlockHistogram::TempStorage temp_storage;
+  __shared__ unsigned smem_histogram[256];
+  unsigned char samples[4];
+  for (int k = 0; k < 4; ++k) samples[k] = in[(blockIdx.x * 128 + threadIdx.x) * 4 + k];
+  BlockHistogram(temp_storage).Histogram(samples, smem_histogram);
+  __syncthreads();
+  for (int b = threadIdx.x; b < 256; b += 128) atomicAdd(counters + b, smem_histogram[b]);
+}

@@ -1,0 +1,237 @@
+// What the CUB facade's collectives add to tilekit's tile and block algorithms
+// (tilekit/cub/detail/collectives.hpp), run in the CPU simulator against sequential
+// references: the tile reduce over valid_items lanes, the head- and tail-segmented
+// reduces, the block exclusive scan without an initial value and the block inclusive
+// scan of arrays with one. The facade classes themselves are GPU-only (their groups
+// come from the CUDA launch) and are checked against CUB on the GPU, in
+// tests/gpu/cub_collectives.cu. Operators: a custom max (no identity: the general
+// paths), the sum (identity: the padded path), and the 2x2 matrix product
+// (associative, not commutative: the order of every combination shows).
+#include "../common/sim_backend.hpp"
+#include "../cases/tile_common.hpp"
+
+#include <tilekit/cub/detail/collectives.hpp>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using tk_test::base_seed;
+using tk_test::show;
+namespace fx = tilekit::cub::detail;
+
+template <class T>
+T small_value(std::mt19937_64& g) {
+  if constexpr (std::is_same_v<T, tk_test::mat2>) return tk_test::random_value<T>(g);
+  else return T(int(g() % 2001) - 1000);
+}
+
+// ---------------------------------------------------------------- tiles
+
+enum tile_slot { t_sum_valid, t_op_valid, t_head_sum, t_tail_sum, t_head_op, t_tail_op, tile_slots };
+
+template <unsigned N, class T, class Op>
+struct tile_body {
+  const T* x;
+  const int* valid;  // per tile
+  const unsigned char* head;
+  const unsigned char* tail;
+  T* out;  // tile_slots per thread
+
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto block = ctx.block();
+    auto tile = tilekit::tiled_partition<N>(block);
+    const std::size_t i = std::size_t(block.group_index().x) * block.num_threads() + block.thread_rank();
+    const Op op{};
+    T* o = out + i * tile_slots;
+    const int v = valid[i / N];
+    if constexpr (std::is_arithmetic_v<T>) o[t_sum_valid] = fx::reduce_valid(tile, x[i], tilekit::plus{}, v);
+    o[t_op_valid] = fx::reduce_valid(tile, x[i], op, v);
+    if constexpr (std::is_arithmetic_v<T>) {
+      o[t_head_sum] = fx::head_segmented_reduce(tile, x[i], head[i] != 0, tilekit::plus{});
+      o[t_tail_sum] = fx::tail_segmented_reduce(tile, x[i], tail[i] != 0, tilekit::plus{});
+    }
+    o[t_head_op] = fx::head_segmented_reduce(tile, x[i], head[i] != 0, op);
+    o[t_tail_op] = fx::tail_segmented_reduce(tile, x[i], tail[i] != 0, op);
+  }
+};
+
+template <unsigned N, class T, class Op>
+void check_tiles() {
+  constexpr unsigned threads = 64, blocks = 2;
+  const std::size_t n = std::size_t(threads) * blocks, tiles = n / N;
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<T> x(n);
+  for (auto& v : x) v = small_value<T>(g);
+  std::vector<int> valid(tiles);
+  std::vector<unsigned char> head(n), tail(n);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    const int edges[] = {1, int(N), int(N) + 3};
+    valid[t] = t < 3 ? std::max(1, edges[t]) : 1 + int(g() % N);
+    for (unsigned l = 0; l < N; ++l) {
+      head[t * N + l] = t % 4 == 0 ? 0 : t % 4 == 1 ? 1 : g() % 3 == 0;
+      tail[t * N + l] = t % 4 == 0 ? 0 : t % 4 == 1 ? 1 : g() % 3 == 0;
+    }
+  }
+  tk_test::host_buffer<T> d_out(n * tile_slots, tk_test::poison<T>());
+  tk_test::sim_backend::run(blocks, threads,
+                            tile_body<N, T, Op>{x.data(), valid.data(), head.data(), tail.data(), d_out.data()});
+  const std::vector<T> out = d_out.to_host();
+  BOOST_TEST_CONTEXT("tile<" << N << "> " << tk_test::type_name<T>() << " " << tk_test::op_name<Op>()
+                             << ": the facade's valid_items and segmented reduces, TILEKIT_TEST_SEED=" << base_seed()) {
+    tk_test::mismatch_log log;
+    const Op op{};
+    for (std::size_t t = 0; t < tiles; ++t) {
+      const T* xs = x.data() + t * N;
+      const unsigned vc = unsigned(std::min(valid[t], int(N)));
+      T op_valid = xs[0];
+      for (unsigned l = 1; l < vc; ++l) op_valid = op(op_valid, xs[l]);
+      // Segment totals in every lane, from heads or from tails.
+      const auto segments = [&](bool from_tails, auto f) {
+        std::vector<T> r(N);
+        for (unsigned l = 0; l < N;) {
+          unsigned e = l + 1;
+          while (e < N && !(from_tails ? tail[t * N + e - 1] : head[t * N + e])) ++e;
+          T s = xs[l];
+          for (unsigned j = l + 1; j < e; ++j) s = f(s, xs[j]);
+          for (unsigned j = l; j < e; ++j) r[j] = s;
+          l = e;
+        }
+        return r;
+      };
+      const std::vector<T> head_op = segments(false, op), tail_op = segments(true, op);
+      for (unsigned l = 0; l < N; ++l) {
+        const T* o = out.data() + (t * N + l) * tile_slots;
+        const std::string at = "tile " + std::to_string(t) + " lane " + std::to_string(l);
+        log.expect(o[t_op_valid], op_valid, "reduce_valid(valid_items " + std::to_string(valid[t]) + ") at " + at);
+        log.expect(o[t_head_op], head_op[l], "head_segmented_reduce at " + at);
+        log.expect(o[t_tail_op], tail_op[l], "tail_segmented_reduce at " + at);
+        if constexpr (std::is_arithmetic_v<T>) {
+          T sum_valid = xs[0];
+          for (unsigned j = 1; j < vc; ++j) sum_valid = T(sum_valid + xs[j]);
+          const auto plus = [](const T& a, const T& b) { return T(a + b); };
+          log.expect(o[t_sum_valid], sum_valid, "reduce_valid(plus) at " + at);
+          log.expect(o[t_head_sum], segments(false, plus)[l], "head_segmented_reduce(plus) at " + at);
+          log.expect(o[t_tail_sum], segments(true, plus)[l], "tail_segmented_reduce(plus) at " + at);
+        }
+      }
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+// ---------------------------------------------------------------- blocks
+
+// Per thread: the no-init exclusive scan of its first item and its aggregate; then K
+// items each of: no-init exclusive, the same in place, init inclusive, the same in
+// place; and the three array aggregates.
+template <int K>
+constexpr int block_slots = 2 + 4 * K + 3;
+
+template <unsigned Threads, int K, class T, class Op, tilekit::block_scan_algorithm A>
+struct block_body {
+  const T* x;
+  T init;
+  T* out;
+
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto& storage = ctx.template shared<tilekit::scan_storage<T, Threads, A>>();
+    const std::size_t t = std::size_t(block.group_index().x) * Threads + block.thread_rank();
+    const Op op{};
+    T items[K], o[K];
+    for (int k = 0; k < K; ++k) items[k] = x[t * K + k];
+    T* w = out + t * block_slots<K>;
+    const tilekit::scanned<T> s = fx::exclusive_scan_no_init(block, items[0], op, storage);
+    w[0] = s.value;
+    w[1] = s.aggregate;
+    block.sync();
+    w[2 + 4 * K] = fx::exclusive_scan_no_init(block, items, o, op, storage);
+    for (int k = 0; k < K; ++k) w[2 + k] = o[k];
+    block.sync();
+    for (int k = 0; k < K; ++k) o[k] = items[k];
+    fx::exclusive_scan_no_init(block, o, o, op, storage);
+    for (int k = 0; k < K; ++k) w[2 + K + k] = o[k];
+    block.sync();
+    w[3 + 4 * K] = fx::inclusive_scan_init(block, items, o, op, init, storage);
+    for (int k = 0; k < K; ++k) w[2 + 2 * K + k] = o[k];
+    block.sync();
+    for (int k = 0; k < K; ++k) o[k] = items[k];
+    w[4 + 4 * K] = fx::inclusive_scan_init(block, o, o, op, init, storage);
+    for (int k = 0; k < K; ++k) w[2 + 3 * K + k] = o[k];
+  }
+};
+
+template <unsigned Threads, int K, class T, class Op, tilekit::block_scan_algorithm A>
+void check_block(tilekit::sim::dim3 shape = {Threads}) {
+  constexpr unsigned blocks = 2, items = Threads * unsigned(K);
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<T> x(std::size_t(blocks) * items);
+  for (auto& v : x) v = small_value<T>(g);
+  const T init = small_value<T>(g);
+  tk_test::host_buffer<T> d_out(std::size_t(blocks) * Threads * block_slots<K>, tk_test::poison<T>());
+  tk_test::sim_backend::run(blocks, shape, block_body<Threads, K, T, Op, A>{x.data(), init, d_out.data()},
+                            sizeof(tilekit::scan_storage<T, Threads, A>));
+  const std::vector<T> out = d_out.to_host();
+  BOOST_TEST_CONTEXT("block<" << Threads << "> (" << shape.x << "x" << shape.y << ") "
+                              << (A == tilekit::block_scan_algorithm::raking ? "raking" : "warp_scans") << " "
+                              << tk_test::type_name<T>() << " " << tk_test::op_name<Op>() << " x" << K
+                              << ": the facade's no-init exclusive and init inclusive block scans, TILEKIT_TEST_SEED="
+                              << base_seed()) {
+    tk_test::mismatch_log log;
+    const Op op{};
+    for (unsigned b = 0; b < blocks; ++b) {
+      const T* xs = x.data() + std::size_t(b) * items;
+      std::vector<T> inc(items), first_inc(Threads);
+      for (unsigned i = 0; i < items; ++i) inc[i] = i ? op(inc[i - 1], xs[i]) : xs[0];
+      for (unsigned r = 0; r < Threads; ++r) first_inc[r] = r ? op(first_inc[r - 1], xs[r * K]) : xs[0];
+      for (unsigned r = 0; r < Threads; ++r) {
+        const T* w = out.data() + (std::size_t(b) * Threads + r) * block_slots<K>;
+        const std::string at = "block " + std::to_string(b) + " thread " + std::to_string(r);
+        // Thread 0's (first) exclusive output: undefined in CUB, documented as its (first) input here.
+        log.expect(w[0], r ? first_inc[r - 1] : xs[0], "exclusive_scan_no_init(one item) at " + at);
+        log.expect(w[1], first_inc[Threads - 1], "exclusive_scan_no_init(one item) aggregate at " + at);
+        for (int k = 0; k < K; ++k) {
+          const unsigned i = r * unsigned(K) + unsigned(k);
+          const T excl = i ? inc[i - 1] : xs[0];
+          const T incl_init = op(init, inc[i]);
+          const std::string item = at + " item " + std::to_string(k);
+          log.expect(w[2 + k], excl, "exclusive_scan_no_init(items) at " + item);
+          log.expect(w[2 + K + k], excl, "exclusive_scan_no_init(items, in place) at " + item);
+          log.expect(w[2 + 2 * K + k], incl_init, "inclusive_scan_init(items) at " + item);
+          log.expect(w[2 + 3 * K + k], incl_init, "inclusive_scan_init(items, in place) at " + item);
+        }
+        for (int a = 0; a < 3; ++a)
+          log.expect(w[2 + 4 * K + a], inc[items - 1], "array aggregate " + std::to_string(a) + " at " + at);
+      }
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(facade_tile_compositions) {
+  tk_test::for_each_size<32, 16, 8, 1>([](auto n) {
+    constexpr unsigned N = decltype(n)::value;
+    check_tiles<N, int, tk_test::custom_max>();
+    check_tiles<N, tk_test::mat2, tk_test::mat_mul>();
+  });
+}
+
+BOOST_AUTO_TEST_CASE(facade_block_scan_compositions) {
+  using tilekit::block_scan_algorithm;
+  tk_test::for_each_size<1, 4>([](auto k) {
+    constexpr int K = int(decltype(k)::value);
+    check_block<32, K, int, tk_test::custom_max, block_scan_algorithm::raking>();
+    check_block<100, K, int, tk_test::custom_max, block_scan_algorithm::raking>();
+    check_block<100, K, int, tk_test::custom_max, block_scan_algorithm::warp_scans>();
+    check_block<128, K, tk_test::mat2, tk_test::mat_mul, block_scan_algorithm::raking>();
+    check_block<128, K, tk_test::mat2, tk_test::mat_mul, block_scan_algorithm::warp_scans>();
+    check_block<20, K, tk_test::mat2, tk_test::mat_mul, block_scan_algorithm::raking>();
+    check_block<128, K, int, tk_test::custom_max, block_scan_algorithm::warp_scans>({16, 8});
+  });
+}
