@@ -31,6 +31,8 @@
 #include <tilekit/detail/block_shape.hpp>
 #include <tilekit/detail/grid_io.hpp>
 #include <tilekit/group_traits.hpp>
+#include <tilekit/compact.cuh>
+#include <tilekit/reduce.cuh>
 #include <tilekit/scan.cuh>
 
 namespace tilekit {
@@ -415,6 +417,165 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
                                                                                lengths_out, num_out);
   return detail::run_length_encode_with<NonTrivial, detail::tile_states<detail::run_mark>>(
       launcher, temp, temp_bytes, in, n, keys_out, lengths_out, num_out);
+}
+
+// ---------------------------------------------------------------- distinct, unique count (grid level)
+//
+// device_distinct(launcher, temp, temp_bytes, in, n, out, num_out): the distinct keys
+// of in[0 .. n) in order of first occurrence to out[0 .. count), *num_out = count;
+// no sorting. Pass 1 puts every key into a hash set in the temporary storage (open
+// addressing with linear probing, capacity the power of two at or above 1.5 n), each
+// slot keeping the lowest index of its key; a warp first drops its own repeats
+// (dedup over the warp, one match_any), and an index already beaten is not sent.
+// Pass 2 is device_select keeping the items whose index is the one kept for their
+// key. Keys: integers of 4 or 8 bytes, compared bitwise. Temporary storage: about
+// 1.5 to 3 n x (key size + 8) bytes.
+//
+// device_unique_count(launcher, temp, temp_bytes, in, n, out): *out = the number of
+// runs of equal (==) adjacent items (what unique would keep), as a device reduce.
+
+namespace detail {
+
+template <class T>
+using key_bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+
+TILEKIT_HD unsigned long long mix64(unsigned long long x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// The set: slot s holds ~key (0: free; the key whose complement is 0 has the extra
+// slot at `capacity`) and ~(the lowest index seen) (0: none), so that zeroed memory
+// is an empty set and the lowest index wins by atomic max.
+template <class T>
+struct key_set {
+  using U = key_bits_t<T>;
+  U* keys;
+  unsigned long long* first;
+  unsigned long long mask;  // capacity - 1
+
+  TILEKIT_HD static U stored(const T& key) {
+    U bits;
+    std::memcpy(&bits, &key, sizeof(U));
+    return U(~bits);
+  }
+  template <class Be>
+  TILEKIT_HD void insert(const T& key, count_t i) const {
+    const U s = stored(key);
+    unsigned long long at = s == 0 ? mask + 1 : mix64(s) & mask;
+    if (s != 0) {
+      for (;; at = (at + 1) & mask) {
+        U seen = keys[at];  // a stale read only costs a CAS
+        if (seen == 0) seen = Be::atomic_cas(keys + at, U(0), s);
+        if (seen == 0 || seen == s) break;
+      }
+    }
+    const unsigned long long mine = ~static_cast<unsigned long long>(i);
+    if (first[at] < mine) Be::atomic_max(first + at, mine);  // a stale read only costs the atomic
+  }
+  /// The lowest index of key. @pre key was inserted.
+  TILEKIT_HD count_t first_index(const T& key) const {
+    const U s = stored(key);
+    unsigned long long at = s == 0 ? mask + 1 : mix64(s) & mask;
+    if (s != 0)
+      while (keys[at] != s) at = (at + 1) & mask;
+    return static_cast<count_t>(~first[at]);
+  }
+};
+
+template <class In>
+struct distinct_insert_body {
+  static constexpr unsigned Threads = 256;
+  using T = value_of<In>;
+  In in;
+  count_t n;
+  key_set<T> set;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    using be = typename decltype(block)::backend;
+    const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
+    // Every lane of a warp runs the same trips (dedup is collective); lanes past
+    // the end repeat their warp's first key and are never first.
+    const count_t start = count_t(ctx.grid().block_rank()) * Threads + block.thread_rank();
+    const count_t warp_start = start - warp.thread_rank();
+    for (count_t base = warp_start; base < n; base += threads) {
+      const count_t i = base + warp.thread_rank();
+      const T key = in[i < n ? i : base];
+      if (tilekit::dedup(warp, key).first && i < n) set.template insert<be>(key, i);
+    }
+  }
+};
+
+template <class T>
+struct keep_first_occurrence {
+  static constexpr bool wants_previous = false;
+  key_set<T> set;
+  TILEKIT_HD bool operator()(count_t i, const T& item, const T&) const { return set.first_index(item) == i; }
+};
+
+template <class In>
+struct run_heads {  // 1 where a run of equal items begins
+  In in;
+  using value_type = count_t;
+  TILEKIT_HD count_t operator[](count_t i) const { return i == 0 || !(in[i] == in[i - 1]) ? 1 : 0; }
+  TILEKIT_HD count_t operator*() const { return 1; }
+};
+
+}  // namespace detail
+
+/// The device-wide distinct's dispatch, for any launcher. With temp == nullptr it
+/// only sets temp_bytes (for this n). Returns launcher.invalid_value, writing
+/// nothing, for n < 0, null pointers (num_out always, in and out with n > 0), or a
+/// too small temp_bytes.
+template <class Launcher, class In, class Out, class NumOut>
+typename Launcher::error_type device_distinct(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                              detail::count_t n, Out out, NumOut num_out) {
+  using T = detail::value_of<In>;
+  static_assert(detail::stdx::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
+                "tilekit distinct: keys must be 4- or 8-byte integers (the hash set compares and claims keys bitwise "
+                "with one atomic compare-and-swap); map other keys to such an integer first");
+  using U = detail::key_bits_t<T>;
+  const detail::count_t items = n > 0 ? n : 0;
+  unsigned long long capacity = 64;
+  while (capacity < static_cast<unsigned long long>(items) + static_cast<unsigned long long>(items) / 2) capacity *= 2;
+  detail::temp_carver carve(temp);
+  U* keys = carve.take<U>(capacity);
+  unsigned long long* first = carve.take<unsigned long long>(capacity + 1);
+  const std::size_t set_bytes = carve.bytes();
+  std::size_t select_bytes = 0;
+  const detail::keep_first_occurrence<T> keep{{keys, first, capacity - 1}};
+  device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep, false);
+  void* select_temp = carve.take<unsigned char>(select_bytes);
+  if (temp == nullptr) {
+    temp_bytes = carve.bytes();
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
+  if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
+  if (n > 0) {
+    if (auto e = launcher.zero(temp, set_bytes); e != launcher.success) return e;  // keys and first come first
+    using body_t = detail::distinct_insert_body<In>;
+    const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
+    const detail::count_t wanted = (n + body_t::Threads - 1) / body_t::Threads;
+    const unsigned grid = unsigned(wanted < detail::count_t(sms) * 8 ? wanted : detail::count_t(sms) * 8);
+    if (auto e = launcher.run(grid, body_t::Threads, body_t{in, n, keep.set}); e != launcher.success) return e;
+  }
+  return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep, false);
+}
+
+/// The device-wide unique count's dispatch (a device reduce; its temp_bytes and errors).
+template <class Launcher, class In, class Out>
+typename Launcher::error_type device_unique_count(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                  detail::count_t n, Out out) {
+  if (temp != nullptr && n > 0 && detail::is_null(in)) return launcher.invalid_value;
+  return device_reduce(launcher, temp, temp_bytes, detail::run_heads<In>{in}, n, out, plus{}, detail::count_t(0));
 }
 
 }  // namespace tilekit

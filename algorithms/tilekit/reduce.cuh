@@ -400,4 +400,31 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
                       sizeof(typename body_t::shared_t));
 }
 
+namespace detail {
+template <class In, class Pred>
+struct counted {  // 1 where pred(in[i]), 0 elsewhere: count_if as a sum
+  In in;
+  Pred pred;
+  using value_type = count_t;
+  TILEKIT_HD count_t operator[](count_t i) const { return pred(in[i]) ? 1 : 0; }
+  TILEKIT_HD count_t operator*() const { return 0; }
+};
+template <class T>
+struct equal_to_value {
+  T value;
+  template <class U>
+  TILEKIT_HD bool operator()(const U& x) const { return x == value; }
+};
+}  // namespace detail
+
+/// The device-wide count_if's dispatch: *out = the number of items with pred(in[i]),
+/// as a device reduce of 64-bit counts (its temp_bytes and errors).
+template <class Launcher, class In, class Out, class Pred>
+typename Launcher::error_type device_count_if(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                              detail::count_t n, Out out, Pred pred) {
+  if (temp != nullptr && n > 0 && detail::is_null(in)) return launcher.invalid_value;
+  return device_reduce(launcher, temp, temp_bytes, detail::counted<In, Pred>{in, pred}, n, out, plus{},
+                       detail::count_t(0));
+}
+
 }  // namespace tilekit

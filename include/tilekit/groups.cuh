@@ -30,6 +30,8 @@ struct gpu_backend {
   __device__ static T atomic_exch(T* address, T value) { return atomicExch(address, value); }
   template <class T>
   __device__ static T atomic_min(T* address, T value) { return atomicMin(address, value); }
+  template <class T>
+  __device__ static T atomic_max(T* address, T value) { return atomicMax(address, value); }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
   __device__ static T load_acquire(const T* address) {

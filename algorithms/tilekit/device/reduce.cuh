@@ -6,6 +6,7 @@
 //       allocates its temporary storage in the stream (cudaMallocAsync).
 //   sum(in, n, out[, stream]), min(...), max(...)  with the operator's identity as init.
 //   arg_min / arg_max(temp, temp_bytes, in, n, value_out, index_out[, stream])  as CUB's ArgMin / ArgMax
+//   count_if(..., in, n, out, pred), count(..., in, n, value, out)  how many items match (64-bit)
 //
 // *out = init op in[0] op ... op in[n-1]; n is a 64-bit count; in is a pointer or a
 // random-access iterator, out a pointer or output iterator. op must be associative
@@ -96,6 +97,30 @@ template <class In, class ValueOut, class IndexOut>
 cudaError_t arg_max(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out, IndexOut index_out,
                     cudaStream_t stream = 0) {
   return arg_extremum<true>(temp, temp_bytes, in, n, value_out, index_out, stream);
+}
+
+/// *out = the number of items with pred(in[i]) (a 64-bit count; out may point to a
+/// narrower integer); count: the items == value. As reduce: temp_bytes, errors.
+template <class In, class Out, class Pred>
+cudaError_t count_if(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, Pred pred,
+                     cudaStream_t stream = 0) {
+  return device_count_if(gpu_launcher{stream}, temp, temp_bytes, in, n, out, pred);
+}
+
+template <class In, class Out, class T>
+cudaError_t count(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, const T& value, Out out,
+                  cudaStream_t stream = 0) {
+  return device_count_if(gpu_launcher{stream}, temp, temp_bytes, in, n, out, tilekit::detail::equal_to_value<T>{value});
+}
+
+template <class In, class Out, class Pred>
+cudaError_t count_if(In in, std::int64_t n, Out out, Pred pred, cudaStream_t stream = 0) {
+  return detail::with_temp(stream, [&](void* t, std::size_t& b) { return device::count_if(t, b, in, n, out, pred, stream); });
+}
+
+template <class In, class Out, class T>
+cudaError_t count(In in, std::int64_t n, const T& value, Out out, cudaStream_t stream = 0) {
+  return detail::with_temp(stream, [&](void* t, std::size_t& b) { return device::count(t, b, in, n, value, out, stream); });
 }
 
 }  // namespace tilekit::device

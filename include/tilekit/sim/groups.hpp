@@ -41,6 +41,13 @@ struct backend {
     written();
     return old;
   }
+  template <class T>
+  static T atomic_max(T* address, T value) {
+    const T old = *address;
+    if (old < value) *address = value;
+    written();
+    return old;
+  }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
   static T load_acquire(const T* address) {

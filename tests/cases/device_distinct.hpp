@@ -1,0 +1,155 @@
+// Device-wide distinct (order-preserving dedup of unsorted keys), unique count and
+// count / count_if, written once for both backends: int and int64 keys (the key
+// whose bits are all ones takes the hash set's extra slot), no / few / many / all
+// distinct keys, sizes around tiles; outputs poisoned; invalid arguments.
+// References: sequential CPU code. The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/dedup.cuh>
+
+#include <unordered_set>
+
+namespace tk_test {
+
+template <class T>
+using dbuf = typename ::backend::template buffer<T>;
+
+enum class key_mix { all_equal, few, many, all_distinct };
+inline const char* name(key_mix m) {
+  return m == key_mix::all_equal ? "all equal" : m == key_mix::few ? "few distinct" : m == key_mix::many ? "many distinct" : "all distinct";
+}
+
+struct odd {
+  TILEKIT_HD bool operator()(int x) const { return x % 2 != 0; }
+};
+
+template <class T>
+std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
+  std::vector<T> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (m) {
+      case key_mix::all_equal: v[i] = T(-1); break;  // all bits set: the extra slot
+      case key_mix::few: v[i] = T(int(g() % 7) - 3); break;
+      case key_mix::many: v[i] = T((g() % (n / 2 + 1)) * 1000003ull); break;
+      case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
+    }
+  }
+  return v;
+}
+
+template <class T>
+void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g) {
+  const std::vector<T> data = distinct_keys<T>(n, m, g);
+  std::vector<T> want;
+  std::unordered_set<T> seen;
+  for (const T& x : data)
+    if (seen.insert(x).second) want.push_back(x);
+  dbuf<T> in(data), out(n + 1, T(0x5A5A5A5A));
+  dbuf<std::int64_t> num(1, poison<std::int64_t>());
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_distinct(launcher, nullptr, bytes, in.data(), std::int64_t(n), out.data(), num.data()) ==
+                launcher.success);
+  dbuf<unsigned char> temp(bytes, 0xCD);  // garbage: the call must clear what it needs
+  const auto e = tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), std::int64_t(n), out.data(), num.data());
+  ::backend::sync();
+  const auto got = out.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " distinct of " << sizeof(T) << "-byte keys, " << name(m) << ", n=" << n
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
+    BOOST_TEST(bad == 0u, bad << " keys differ from the first occurrences in order");
+    BOOST_TEST(got[want.size()] == T(0x5A5A5A5A), "wrote past the distinct count");
+  }
+}
+
+inline void check_counts(std::size_t n, std::mt19937_64& g) {
+  std::vector<int> data(n);
+  for (auto& x : data) x = g() % 3 == 0 ? int(g() % 5) : 2;
+  std::int64_t want_runs = 0, want_twos = 0, want_odd = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    want_runs += i == 0 || data[i] != data[i - 1];
+    want_twos += data[i] == 2;
+    want_odd += data[i] % 2 != 0;
+  }
+  dbuf<int> in(data);
+  dbuf<std::int64_t> out(3, poison<std::int64_t>());
+  const auto launcher = ::backend::launcher();
+  auto two_phases = [&](auto call) {
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(call(nullptr, bytes) == launcher.success);
+    dbuf<unsigned char> temp(bytes, 0xCD);
+    const auto e = call(temp.data(), bytes);
+    ::backend::sync();
+    return e;
+  };
+  const auto e0 = two_phases([&](void* t, std::size_t& b) {
+    return tilekit::device_unique_count(launcher, t, b, in.data(), std::int64_t(n), out.data());
+  });
+  const auto e1 = two_phases([&](void* t, std::size_t& b) {
+    return tilekit::device_count_if(launcher, t, b, in.data(), std::int64_t(n), out.data() + 1,
+                                    tilekit::detail::equal_to_value<int>{2});
+  });
+  const auto e2 = two_phases([&](void* t, std::size_t& b) {
+    return tilekit::device_count_if(launcher, t, b, in.data(), std::int64_t(n), out.data() + 2, odd{});
+  });
+  const auto got = out.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " unique_count / count / count_if n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST((e0 == launcher.success && e1 == launcher.success && e2 == launcher.success));
+    BOOST_TEST(got[0] == want_runs);
+    BOOST_TEST(got[1] == want_twos);
+    BOOST_TEST(got[2] == want_odd);
+  }
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_distinct)
+
+BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t max_n = ::backend::device_max_items();
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33), std::size_t(3071), std::size_t(3073),
+                        std::size_t(40000), max_n - 3}) {
+    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct}) {
+      check_distinct<int>(n, m, g);
+      check_distinct<long long>(n, m, g);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unique_count_and_count) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(65537), ::backend::device_max_items()})
+    check_counts(n, g);
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  dbuf<int> in(std::vector<int>(100, 1)), out(100, poison<int>());
+  dbuf<std::int64_t> num(1, poison<std::int64_t>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_distinct(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data()) == launcher.success);
+  dbuf<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data()) ==
+             ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr)) ==
+             ::backend::invalid_value);
+  std::size_t too_few = bytes - 1;
+  BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), too_few, in.data(), 100, out.data(), num.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_unique_count(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, num.data()) ==
+             ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_count_if(launcher, temp.data(), bytes, in.data(), -5, num.data(), odd{}) == ::backend::invalid_value);
+  ::backend::sync();
+  for (int v : out.to_host()) BOOST_TEST(is_poison(v));
+  BOOST_TEST(is_poison(num.to_host()[0]));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
