@@ -158,6 +158,32 @@ struct select_tuning {
   static constexpr unsigned scalar_rows = 8;  // and for inputs read item by item
 };
 
+// A warp's stretch of R rows of 32 lanes x V items from `stretch` on: lane `lane`
+// gets items[r][j] = in[stretch + r * 32 * V + lane * V + j] (T{} past n). With
+// vectors (a full stretch of a 16-byte aligned input) one 16-byte load per row.
+template <unsigned R, unsigned V, class In, class T>
+TILEKIT_HD void load_rows(T (&items)[R][V], In in, count_t n, count_t stretch, unsigned lane, bool vectors) {
+  if constexpr (vector_loadable_v<In>) {
+    if (vectors) {
+      TILEKIT_UNROLL
+      for (unsigned r = 0; r < R; ++r) {
+        const auto v = load_vector<T, V>(in + stretch + count_t(r) * 32 * V + count_t(lane) * V);
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < V; ++j) items[r][j] = v.item[j];
+      }
+      return;
+    }
+  }
+  TILEKIT_UNROLL
+  for (unsigned r = 0; r < R; ++r) {
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < V; ++j) {
+      const count_t i = stretch + count_t(r) * 32 * V + count_t(lane) * V + j;
+      items[r][j] = i < n ? T(in[i]) : T{};
+    }
+  }
+}
+
 template <class In, class Out, class NumOut, class Keep>
 struct select_grid_body {
   using T = value_of<In>;
@@ -193,7 +219,7 @@ struct select_grid_body {
     const count_t base = tile * tile_items, stretch = base + count_t(w) * warp_items;
     T items[R][V];
     bool kept[R][V];
-    load(items, stretch, lane, n - base >= tile_items);
+    load_rows<R, V>(items, in, n, stretch, lane, vector_in && n - base >= tile_items);
     T carry{};  // the item before the current row (keep_unique)
     if constexpr (Keep::wants_previous)
       if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
@@ -249,29 +275,6 @@ struct select_grid_body {
     }
     // The last tile knows the total.
     if (base + tile_items >= n && block.thread_rank() == 0) *num_out = shared.tile_prefix + tile_count;
-  }
-
-  template <class Items>
-  TILEKIT_HD void load(Items& items, count_t stretch, unsigned lane, bool full) const {
-    if constexpr (vector_loadable_v<In>) {
-      if (full && vector_in) {
-        TILEKIT_UNROLL
-        for (unsigned r = 0; r < R; ++r) {
-          const auto v = load_vector<T, V>(in + stretch + count_t(r) * row_items + count_t(lane) * V);
-          TILEKIT_UNROLL
-          for (unsigned j = 0; j < V; ++j) items[r][j] = v.item[j];
-        }
-        return;
-      }
-    }
-    TILEKIT_UNROLL
-    for (unsigned r = 0; r < R; ++r) {
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < V; ++j) {
-        const count_t i = stretch + count_t(r) * row_items + count_t(lane) * V + j;
-        items[r][j] = i < n ? T(in[i]) : T{};
-      }
-    }
   }
 };
 

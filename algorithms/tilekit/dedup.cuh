@@ -320,60 +320,147 @@ struct run_mark_states {
 
 template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut, class States>
 struct rle_grid_body {
-  static constexpr unsigned Threads = 128, K = 8;
-  static constexpr count_t tile_items = count_t(Threads) * K;
   using T = value_of<In>;
-  using shared_t = scan_storage<run_mark, Threads>;
+  static constexpr unsigned Threads = 128, Warps = Threads / 32;
+  static constexpr unsigned MinBlocksPerSM = 5;  // up to 102 registers: no spills at 16 items per lane
+  static constexpr unsigned V = vector_items<In>();                             // items per lane in a row
+  static constexpr unsigned R = vector_loadable_v<In> ? (V >= 16 ? 1 : 16 / V) : 8;  // rows: at most 16 items per lane
+  static constexpr count_t row_items = 32 * V, warp_items = R * row_items, tile_items = Warps * warp_items;
+  struct shared_t {
+    count_t emits[Warps];  // per warp: emitting items,
+    count_t start[Warps];  // and its latest run head (-1: none)
+    run_mark prefix;       // everything before the tile
+  };
   In in;
   count_t n;
   KeysOut keys_out;
   LengthsOut lengths_out;
   NumOut num_out;
+  bool vector_in;
   States states;
+
+  // The position of the last head among the lanes `lanes` of a row (heads[j]: the
+  // ballot of slot j; lanes not 0), as lane * V + slot.
+  TILEKIT_HD static count_t last_head(const unsigned (&heads)[V], unsigned lanes) {
+    const unsigned lane = highest_bit(lanes);
+    unsigned slot = 0;
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < V; ++j)
+      if ((heads[j] >> lane) & 1u) slot = j;
+    return count_t(lane) * V + slot;
+  }
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    shared_t& storage = ctx.template shared<shared_t>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
     const count_t tile = count_t(ctx.grid().block_rank());
     if (n == 0) {
       if (block.thread_rank() == 0) *num_out = 0;
       return;
     }
-    const count_t base = tile * tile_items, first = base + count_t(block.thread_rank()) * K;
-    T items[K + 2] = {};  // items[0]: the item before this thread's, items[K + 1]: the one after
+    const unsigned lane = warp.thread_rank(), w = block.thread_rank() / 32, lower_lanes = lanes_below(lane);
+    const count_t base = tile * tile_items, stretch = base + count_t(w) * warp_items;
+    T items[R][V];
+    load_rows<R, V>(items, in, n, stretch, lane, vector_in && n - base >= tile_items);
+    T before = stretch > 0 && stretch <= n ? T(in[stretch - 1]) : T{};  // the item before the current row
+    T after{};  // the item after the stretch (non-trivial runs)
+    if constexpr (NonTrivial)
+      if (stretch + warp_items < n) after = in[stretch + warp_items];
+    // Pass 1: which items are heads (start a run) and which emit an output (encode:
+    // the heads; non-trivial runs: the last item of a run longer than one), as bits
+    // r * V + j; per row the emitting items before it and the latest head before it
+    // in this warp's stretch.
+    unsigned head_bits = 0, emit_bits = 0, emits_before_row[R];
+    count_t head_before_row[R];
+    unsigned warp_emits = 0;
+    count_t warp_head = -1;
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < K + 2; ++k) {
-      const count_t i = first + count_t(k) - 1;
-      if (i >= 0 && i < n) items[k] = in[i];
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t row = stretch + count_t(r) * row_items, at = row + count_t(lane) * V;
+      const T from_left = warp.shfl_up(items[r][V - 1], 1);
+      const T first_before = lane > 0 ? from_left : before;
+      before = warp.shfl(items[r][V - 1], 31);
+      T last_after{};
+      if constexpr (NonTrivial) {
+        const T from_right = warp.shfl_down(items[r][0], 1);
+        const T next_row_first = r + 1 < R ? warp.shfl(items[r + 1 < R ? r + 1 : r][0], 0) : after;
+        last_after = lane < 31 ? from_right : next_row_first;
+      }
+      unsigned heads[V], row_emits = 0, any_head = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const count_t i = at + j;
+        const T& prev = j == 0 ? first_before : items[r][j == 0 ? 0 : j - 1];
+        const bool head = i < n && (i == 0 || !(prev == items[r][j]));
+        bool emit = head;
+        if constexpr (NonTrivial) {
+          const T& next = j + 1 < V ? items[r][j + 1 < V ? j + 1 : j] : last_after;
+          emit = i < n && !head && (i + 1 == n || !(next == items[r][j]));
+        }
+        head_bits |= unsigned(head) << (r * V + j);
+        emit_bits |= unsigned(emit) << (r * V + j);
+        heads[j] = warp.ballot(head);
+        any_head |= heads[j];
+        row_emits += popc(warp.ballot(emit));
+      }
+      emits_before_row[r] = warp_emits;
+      head_before_row[r] = warp_head;
+      warp_emits += row_emits;
+      if (any_head) warp_head = row + last_head(heads, any_head);
     }
-    run_mark marks[K], before[K];
+    // The warps of the block in order, then the tiles before by the look-back.
+    if (lane == 0) shared.emits[w] = warp_emits, shared.start[w] = warp_head;
+    block.sync();
+    run_mark before_warp{0, -1}, tile_total{0, -1};
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < K; ++k) {
-      const count_t i = first + k;
-      const bool head = i < n && (i == 0 || !(items[k] == items[k + 1]));
-      // the last item of a run longer than one: not a head, and the next item starts a new run (or there is none)
-      const bool long_end = i < n && !head && (i + 1 == n || !(items[k + 2] == items[k + 1]));
-      marks[k] = {(NonTrivial ? long_end : head) ? 1 : 0, head ? i : -1};
+    for (unsigned v = 0; v < Warps; ++v) {
+      const run_mark m{shared.emits[v], shared.start[v]};
+      if (v < w) before_warp = run_mark_op{}(before_warp, m);
+      tile_total = run_mark_op{}(tile_total, m);
     }
-    look_back<decltype(block), run_mark, run_mark_op, States> prefix{block, states, tile, run_mark_op{}, run_mark{0, -1}, true};
-    const run_mark tile_total = tilekit::exclusive_scan_prefix(block, marks, before, run_mark_op{}, storage, prefix);
+    if (w == 0) {
+      look_back<decltype(block), run_mark, run_mark_op, States> prefix{block, states, tile, run_mark_op{}, run_mark{0, -1}, true};
+      const run_mark p = prefix(tile_total);
+      if (lane == 0) shared.prefix = p;
+    }
+    block.sync();
+    const run_mark outside = run_mark_op{}(shared.prefix, before_warp);  // everything before this warp's stretch
+    // Pass 2: each emitting item's output slot and the latest head before it.
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < K; ++k) {
-      const count_t i = first + k;
-      if (i >= n || marks[k].emits == 0) continue;
-      const count_t r = before[k].emits;
-      if constexpr (NonTrivial) {  // a long run ends here; it began at the latest head before i
-        keys_out[r] = before[k].start;
-        lengths_out[r] = i - before[k].start + 1;
-      } else {  // a run begins here; the previous one ended just before
-        keys_out[r] = items[k + 1];
-        if (r > 0) lengths_out[r - 1] = i - before[k].start;
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t row = stretch + count_t(r) * row_items, at = row + count_t(lane) * V;
+      unsigned heads[V], below = 0, any_head = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        heads[j] = warp.ballot((head_bits >> (r * V + j)) & 1u);
+        any_head |= heads[j];
+        below += popc(warp.ballot((emit_bits >> (r * V + j)) & 1u) & lower_lanes);
+      }
+      count_t rank = outside.emits + emits_before_row[r] + below;
+      count_t latest = (any_head & lower_lanes) ? row + last_head(heads, any_head & lower_lanes)
+                       : head_before_row[r] >= 0 ? head_before_row[r]
+                                                 : outside.start;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const count_t i = at + j;
+        if ((emit_bits >> (r * V + j)) & 1u) {
+          if constexpr (NonTrivial) {  // a long run ends here; it began at the latest head
+            keys_out[rank] = latest;
+            lengths_out[rank] = i - latest + 1;
+          } else {  // a run begins here; the previous one ended just before
+            keys_out[rank] = items[r][j];
+            if (rank > 0) lengths_out[rank - 1] = i - latest;
+          }
+          ++rank;
+        }
+        if ((head_bits >> (r * V + j)) & 1u) latest = i;
       }
     }
     if (base + tile_items >= n && block.thread_rank() == 0) {  // the last tile: the totals
-      const run_mark all = run_mark_op{}(before[0], tile_total);  // thread 0's prefix is the tile's
+      const run_mark all = run_mark_op{}(shared.prefix, tile_total);
       if (!NonTrivial) lengths_out[all.emits - 1] = n - all.start;
       *num_out = all.emits;
     }
@@ -398,8 +485,9 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
     return launcher.invalid_value;
   if (tiles > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
+  const bool vector_in = misaligned_head(in, body_t::tile_items) == 0;
   return launcher.run(unsigned(tiles > 0 ? tiles : 1), body_t::Threads,
-                      body_t{in, n, keys_out, lengths_out, num_out, storage.states},
+                      body_t{in, n, keys_out, lengths_out, num_out, vector_in, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 }  // namespace detail

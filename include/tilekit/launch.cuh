@@ -46,8 +46,21 @@ class gpu_context {
 };
 
 namespace detail {
+// A body may declare `static constexpr unsigned Threads, MinBlocksPerSM`: its kernel is
+// then compiled for exactly that block size, with registers for that many blocks per
+// SM (more than the 64 a 1024-thread bound leaves). Other bodies launch with any size.
+template <class Body, class = void>
+struct launch_bounds_of {
+  static constexpr unsigned threads = 1024, min_blocks = 1;
+};
 template <class Body>
-__global__ void __launch_bounds__(1024) body_kernel(Body body) {  // launchable with any block size
+struct launch_bounds_of<Body, decltype(void(Body::MinBlocksPerSM))> {
+  static constexpr unsigned threads = Body::Threads, min_blocks = Body::MinBlocksPerSM;
+};
+
+template <class Body>
+__global__ void __launch_bounds__(launch_bounds_of<Body>::threads, launch_bounds_of<Body>::min_blocks)
+    body_kernel(Body body) {
   gpu_context ctx;
   body(ctx);
 }

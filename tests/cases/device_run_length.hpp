@@ -84,14 +84,79 @@ void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
   }
 }
 
+// Other item types (rows of 16 uint8 or 2 doubles) and an input off its 16-byte
+// boundary (read item by item), through both kinds, against the CPU.
+template <class T, bool NonTrivial>
+void check_typed_runs(std::size_t n, std::size_t offset, std::mt19937_64& g) {
+  std::vector<T> data(n + offset);
+  T value = T(1);
+  for (auto& x : data) {
+    if (g() % 3 == 0) value = T(g() % 4);
+    x = value;
+  }
+  rbuf<T> in(data);
+  rbuf<T> keys(n + 1, T(99));
+  rbuf<long long> offsets(n + 1, -7), lengths(n + 1, -7);
+  rbuf<long long> runs(1, -7);
+  const auto launcher = ::backend::launcher();
+  const T* first = in.data() + offset;
+  auto encode = [&](void* temp, std::size_t& bytes) {
+    if constexpr (NonTrivial)
+      return tilekit::device_run_length_encode<true>(launcher, temp, bytes, first, std::int64_t(n), offsets.data(), lengths.data(), runs.data());
+    else
+      return tilekit::device_run_length_encode<false>(launcher, temp, bytes, first, std::int64_t(n), keys.data(), lengths.data(), runs.data());
+  };
+  std::size_t bytes = 0;
+  BOOST_REQUIRE((encode(nullptr, bytes) == launcher.success));
+  rbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = encode(temp.data(), bytes);
+  ::backend::sync();
+  std::vector<long long> want_first, want_lengths;
+  std::vector<T> want_keys;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i + 1;
+    while (j < n && data[offset + j] == data[offset + i]) ++j;
+    if (!NonTrivial || j - i > 1) want_first.push_back((long long)i), want_keys.push_back(data[offset + i]), want_lengths.push_back((long long)(j - i));
+    i = j;
+  }
+  const auto got_keys = keys.to_host();
+  const auto got_offsets = offsets.to_host();
+  const auto got_lengths = lengths.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << (NonTrivial ? " non-trivial runs of " : " run-length encode of ") << sizeof(T)
+                                     << "-byte items, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(runs.to_host()[0] == (long long)want_lengths.size());
+    std::size_t bad = 0;
+    for (std::size_t r = 0; r < want_lengths.size(); ++r)
+      bad += got_lengths[r] != want_lengths[r] || (NonTrivial ? got_offsets[r] != want_first[r] : !(got_keys[r] == want_keys[r]));
+    BOOST_TEST(bad == 0u, bad << " runs differ");
+    BOOST_TEST(got_lengths[want_lengths.size()] == -7, "wrote past the last run");
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_run_length)
 
+BOOST_AUTO_TEST_CASE(item_types_and_misaligned_inputs) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  for (std::size_t n : {std::size_t(1), std::size_t(3000), std::size_t(20001)}) {
+    for (std::size_t offset : {0, 1}) {
+      check_typed_runs<unsigned char, false>(n, offset, g);
+      check_typed_runs<unsigned char, true>(n, offset, g);
+      check_typed_runs<double, false>(n, offset, g);
+      check_typed_runs<double, true>(n, offset, g);
+      check_typed_runs<int, true>(n, offset + 2, g);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const std::size_t tile = 128 * 8;
+  const std::size_t tile = std::size_t(
+      tilekit::detail::rle_grid_body<false, const int*, int*, int*, int*, tilekit::detail::run_mark_states>::tile_items);
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), tile - 1, tile + 1, 5 * tile, ::backend::device_max_items() - 7}) {
     for (run_shape s : {run_shape::random_short, run_shape::random_long, run_shape::all_equal, run_shape::all_distinct}) {
       check_run_length<false>(n, s, g);
