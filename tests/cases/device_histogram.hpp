@@ -75,6 +75,11 @@ struct int_even_reference {
   int operator()(long long s) const { return s >= lower && s < upper ? int((s - lower) * bins / (upper - lower)) : -1; }
 };
 
+struct index_mod_256 {  // in[i] = i % 256, from an iterator
+  TILEKIT_HD int operator[](std::int64_t i) const { return int(i % 256); }
+  TILEKIT_HD int operator*() const { return 0; }
+};
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_histogram)
@@ -127,6 +132,26 @@ BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
     }
   }
   BOOST_TEST(differ == 0u, differ << " of " << cases << " samples binned differently, TILEKIT_TEST_SEED=" << base_seed());
+}
+
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](auto) { return ::backend::huge_counts(); })) {
+  using namespace tk_test;
+  const std::int64_t n = (std::int64_t(1) << 32) + 5;
+  hbuf<unsigned> counts(257, poison<unsigned>());
+  const auto launcher = ::backend::launcher();
+  const tilekit::even_bins<int, int> binner(257, 0, 256);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, index_mod_256{}, n, counts.data(), 256, binner) ==
+                launcher.success);
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, index_mod_256{}, n, counts.data(), 256, binner);
+  ::backend::sync();
+  const auto got = counts.to_host();
+  BOOST_TEST(e == launcher.success);
+  std::size_t bad = 0;
+  for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != unsigned(n / 256 + (b < n % 256 ? 1 : 0));
+  BOOST_TEST(bad == 0u, bad << " bins differ from the closed form");
+  BOOST_TEST(is_poison(got[256]));
 }
 
 BOOST_AUTO_TEST_CASE(range_bins_and_edges) {

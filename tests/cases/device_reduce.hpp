@@ -116,6 +116,42 @@ void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::s
   }
 }
 
+// Min / max over data with infinities: exact. With NaNs the answer depends on the
+// order of combination (as CUB's): a NaN or the extremum of the other items.
+template <class T>
+void check_infinities_and_nans(std::mt19937_64& g) {
+  const std::size_t n = std::min<std::size_t>(::backend::device_max_items(), 300000);
+  std::vector<T> data(n);
+  for (auto& x : data) x = T(int(g() % 20001) - 10000) / T(7);
+  data[n / 3] = std::numeric_limits<T>::infinity();
+  data[n / 2] = -std::numeric_limits<T>::infinity();
+  for (int with_nan : {0, 1}) {
+    if (with_nan) data[n / 5] = std::numeric_limits<T>::quiet_NaN(), data[n - 1] = std::numeric_limits<T>::quiet_NaN();
+    dbuf<T> d_in(data), d_out(2, poison<T>());
+    const auto e0 = run_device_reduce(d_in.data(), std::int64_t(n), d_out.data(), tilekit::minimum{}, std::numeric_limits<T>::infinity());
+    const auto e1 = run_device_reduce(d_in.data(), std::int64_t(n), d_out.data() + 1, tilekit::maximum{}, -std::numeric_limits<T>::infinity());
+    const auto got = d_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " device min / max of " << type_name<T>() << " with infinities" << (with_nan ? " and NaNs" : "")
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST((e0 == ::backend::launcher().success && e1 == ::backend::launcher().success));
+      if (with_nan) {
+        BOOST_TEST((std::isnan(got[0]) || got[0] == -std::numeric_limits<T>::infinity()));
+        BOOST_TEST((std::isnan(got[1]) || got[1] == std::numeric_limits<T>::infinity()));
+      } else {
+        BOOST_TEST(got[0] == -std::numeric_limits<T>::infinity());
+        BOOST_TEST(got[1] == std::numeric_limits<T>::infinity());
+      }
+    }
+  }
+  data[n / 5] = T(0), data[n - 1] = T(0);  // ArgMin / ArgMax find the first infinity
+  check_arg_extremum<false>(data, std::int64_t(n), std::string("with infinities, ") + type_name<T>());
+  check_arg_extremum<true>(data, std::int64_t(n), std::string("with infinities, ") + type_name<T>());
+}
+
+struct mat_add {
+  TILEKIT_HD mat2 operator()(const mat2& x, const mat2& y) const { return {x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d}; }
+};
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_reduce)
@@ -137,6 +173,20 @@ BOOST_AUTO_TEST_CASE(wide_and_float_types) {
   check_device_reduce_type<double>(tilekit::plus{}, 0.5, "plus");
   check_device_reduce_type<float>(tilekit::plus{}, 0.0f, "plus");
   check_device_reduce_type<float>(tilekit::minimum{}, std::numeric_limits<float>::infinity(), "minimum");
+  // The narrow integers wrap as the CPU reference does; a 16-byte struct with a custom operator.
+  check_device_reduce_type<std::uint8_t>(tilekit::plus{}, std::uint8_t(3), "plus (wraps)");
+  check_device_reduce_type<std::int16_t>(custom_plus{}, std::int16_t(-5), "custom plus (wraps)");
+  check_device_reduce_type<std::uint32_t>(tilekit::plus{}, 0u, "plus");
+  check_device_reduce_type<mat2>(mat_add{}, mat2{1, 2, 3, 4}, "elementwise plus");
+}
+
+
+
+BOOST_AUTO_TEST_CASE(infinities_and_nans) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  check_infinities_and_nans<float>(g);
+  check_infinities_and_nans<double>(g);
 }
 
 BOOST_AUTO_TEST_CASE(iterator_input_and_counts) {

@@ -134,6 +134,11 @@ void check_typed_runs(std::size_t n, std::size_t offset, std::mt19937_64& g) {
   }
 }
 
+struct index_div_1000 {  // in[i] = i / 1000 as int64, from an iterator
+  TILEKIT_HD long long operator[](std::int64_t i) const { return i / 1000; }
+  TILEKIT_HD long long operator*() const { return 0; }
+};
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_run_length)
@@ -167,6 +172,30 @@ BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
       }
     }
   }
+}
+
+// Runs of 1000 over 2^32 + 5 items from an iterator: past 2^31 items the look-back
+// uses the fenced tile states; closed-form answers.
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](auto) { return ::backend::huge_counts(); })) {
+  using namespace tk_test;
+  const std::int64_t n = (std::int64_t(1) << 32) + 5, runs = (n + 999) / 1000;
+  rbuf<long long> keys(std::size_t(runs) + 1, -7), lengths(std::size_t(runs) + 1, -7), num(1, -7);
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_run_length_encode<false>(launcher, nullptr, bytes, index_div_1000{}, n, keys.data(),
+                                                         lengths.data(), num.data()) == launcher.success);
+  rbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, index_div_1000{}, n, keys.data(),
+                                                          lengths.data(), num.data());
+  ::backend::sync();
+  const auto k = keys.to_host(), l = lengths.to_host();
+  BOOST_TEST(e == launcher.success);
+  BOOST_TEST(num.to_host()[0] == runs);
+  std::size_t bad = 0;
+  for (std::int64_t r = 0; r < runs; ++r)
+    bad += k[std::size_t(r)] != r || l[std::size_t(r)] != (r + 1 < runs ? 1000 : n - 1000 * (runs - 1));
+  BOOST_TEST(bad == 0u, bad << " runs differ from the closed form");
+  BOOST_TEST(l[std::size_t(runs)] == -7, "wrote past the last run");
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

@@ -105,9 +105,51 @@ struct mod_13 {
   TILEKIT_HD int operator*() const { return -6; }
 };
 
+/// in[i] = i % 1000 as int64 (an iterator: counts past 2^32 without memory).
+struct mod_1000_items {
+  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return i % 1000; }
+  TILEKIT_HD std::int64_t operator*() const { return 0; }
+};
+/// Its inclusive sums in closed form.
+TILEKIT_HD std::int64_t mod_1000_prefix(std::int64_t i) {
+  const std::int64_t q = (i + 1) / 1000, r = (i + 1) % 1000;
+  return q * 499500 + r * (r - 1) / 2;
+}
+/// An output iterator that writes nothing and counts the items that differ from the closed form.
+struct check_against_closed_form {
+  unsigned long long* wrong;
+  struct slot {
+    unsigned long long* wrong;
+    std::int64_t i;
+    TILEKIT_HD void operator=(std::int64_t v) const {
+      if (v != mod_1000_prefix(i)) {
+#if TILEKIT_DEVICE_PASS
+        atomicAdd(wrong, 1ull);
+#else
+        ++*wrong;
+#endif
+      }
+    }
+  };
+  TILEKIT_HD slot operator[](std::int64_t i) const { return {wrong, i}; }
+};
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_scan)
+
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](auto) { return ::backend::huge_counts(); })) {
+  using namespace tk_test;
+  for (std::int64_t n : {(std::int64_t(1) << 32) + 5}) {
+    sbuf<unsigned long long> wrong(1, 0ull);
+    const auto e = run_device_scan(scan_kind::inclusive, mod_1000_items{}, n, check_against_closed_form{wrong.data()},
+                                   tilekit::plus{}, std::int64_t(0));
+    BOOST_TEST_CONTEXT(::backend::name << " device scan of an iterator, n=" << n) {
+      BOOST_TEST(e == ::backend::launcher().success);
+      BOOST_TEST(wrong.to_host()[0] == 0ull);
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(types_and_operators) {
   using namespace tk_test;
@@ -118,6 +160,9 @@ BOOST_AUTO_TEST_CASE(types_and_operators) {
   check_device_scan_type<double>(tilekit::plus{}, "plus");
   check_device_scan_type<float>(tilekit::plus{}, "plus");
   check_device_scan_type<mat2>(mat_mul{}, "matrix product (not commutative)");
+  check_device_scan_type<std::int8_t>(custom_plus{}, "custom plus (wraps)");
+  check_device_scan_type<std::uint8_t>(tilekit::maximum{}, "maximum");
+  check_device_scan_type<std::int16_t>(custom_plus{}, "custom plus (wraps)");
 }
 
 BOOST_AUTO_TEST_CASE(in_place_and_iterator_input) {

@@ -173,6 +173,14 @@ void check_typed_select(std::int64_t n, std::int64_t offset, std::mt19937_64& g)
   }
 }
 
+struct index_mod_1000 {  // in[i] = i % 1000 as int64, from an iterator
+  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return i % 1000; }
+  TILEKIT_HD std::int64_t operator*() const { return 0; }
+};
+struct is_seven {
+  TILEKIT_HD bool operator()(std::int64_t x) const { return x == 7; }
+};
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_select)
@@ -204,6 +212,26 @@ BOOST_AUTO_TEST_CASE(item_types_and_misaligned_inputs) {
     }
     check_typed_select<three_ints>(n, 0, g);
   }
+}
+
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](auto) { return ::backend::huge_counts(); })) {
+  using namespace tk_test;
+  const std::int64_t n = (std::int64_t(1) << 32) + 5;
+  const std::int64_t want = n / 1000 + (n % 1000 > 7 ? 1 : 0);  // the i with i % 1000 == 7
+  selbuf<std::int64_t> out(std::size_t(want) + 1, poison<std::int64_t>()), num(1, poison<std::int64_t>());
+  const auto launcher = ::backend::launcher();
+  const auto keep = tilekit::detail::keep_if<is_seven>{};
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, index_mod_1000{}, n, out.data(), num.data(), keep, false) ==
+                launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_select(launcher, temp.data(), bytes, index_mod_1000{}, n, out.data(), num.data(), keep, false);
+  ::backend::sync();
+  const auto got = out.to_host();
+  BOOST_TEST(e == launcher.success);
+  BOOST_TEST(num.to_host()[0] == want);
+  BOOST_TEST(std::count(got.begin(), got.end() - 1, std::int64_t(7)) == want);
+  BOOST_TEST(is_poison(got.back()));
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

@@ -8,6 +8,7 @@ using backend = tk_test::gpu_backend;
 #include <tilekit/device/reduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_fp16.h>
 
 namespace {
 
@@ -138,6 +139,27 @@ BOOST_AUTO_TEST_CASE(an_earlier_runtime_error_is_not_reported) {
   BOOST_TEST(tilekit::device::sum(in.data(), std::int64_t(5000), out.data()) == cudaSuccess);
   (void)cudaGetLastError();
   BOOST_TEST(out.to_host()[0] == 10000);
+}
+
+// __half: values 0, 0.5 and 1, so every partial sum up to 1000 items is exact in half precision.
+BOOST_AUTO_TEST_CASE(half_sums_exactly) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (int n : {0, 1, 31, 999, 1000}) {
+    std::vector<__half> h(std::size_t(n) + 1);
+    double want = 0;
+    for (int i = 0; i < n; ++i) {
+      const double x = 0.5 * double(g() % 3);
+      h[std::size_t(i)] = __double2half(x);
+      want += x;
+    }
+    tk_test::device_buffer<__half> in(h), out(1, __double2half(-7.0));
+    std::size_t bytes = 0;
+    BOOST_TEST(tk_test::two_phase([&](void* t, std::size_t& b) {
+                 return tilekit::cub::DeviceReduce::Sum(t, b, in.data(), out.data(), n);
+               }) == cudaSuccess);
+    (void)bytes;
+    BOOST_TEST(__half2float(out.to_host()[0]) == float(want), "n=" << n << ", TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(under_graph_capture) {

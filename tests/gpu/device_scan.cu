@@ -7,6 +7,7 @@ using backend = tk_test::gpu_backend;
 #include <tilekit/cub/device_scan.cuh>
 
 #include <cub/device/device_scan.cuh>
+#include <cuda_fp16.h>
 
 namespace {
 
@@ -76,6 +77,29 @@ BOOST_AUTO_TEST_CASE(native_entry_points_in_a_stream) {
     run += h[i];
   }
   BOOST_TEST(bad == 0u);
+}
+
+// __half: values 0, 0.5 and 1, so every prefix of up to 1000 items is exact in half precision.
+BOOST_AUTO_TEST_CASE(half_scans_exactly) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (int n : {1, 33, 999, 1000}) {
+    std::vector<__half> h(static_cast<std::size_t>(n));
+    std::vector<float> want(static_cast<std::size_t>(n));
+    double run = 0;
+    for (int i = 0; i < n; ++i) {
+      const double x = 0.5 * double(g() % 3);
+      h[std::size_t(i)] = __double2half(x);
+      want[std::size_t(i)] = float(run += x);
+    }
+    tk_test::device_buffer<__half> in(h), out(std::size_t(n), __double2half(-7.0));
+    BOOST_TEST(tk_test::two_phase([&](void* t, std::size_t& b) {
+                 return tilekit::cub::DeviceScan::InclusiveSum(t, b, in.data(), out.data(), n);
+               }) == cudaSuccess);
+    const auto got = out.to_host();
+    std::size_t bad = 0;
+    for (int i = 0; i < n; ++i) bad += __half2float(got[std::size_t(i)]) != want[std::size_t(i)];
+    BOOST_TEST(bad == 0u, "n=" << n << ", TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
