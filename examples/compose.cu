@@ -1,0 +1,1 @@
+#include "compose.cpp"  // the same program, compiled by nvcc for the GPU

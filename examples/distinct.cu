@@ -1,0 +1,1 @@
+#include "distinct.cpp"  // the same program, compiled by nvcc for the GPU
