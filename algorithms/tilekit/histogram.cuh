@@ -145,13 +145,16 @@ struct even_bins {
   bool narrow;
   unsigned long long reciprocal;
 
+  // a - b for integers a >= b, computed in wide (the difference of two ints can overflow int)
+  TILEKIT_HD static wide span(common a, common b) { return static_cast<wide>(static_cast<wide>(a) - static_cast<wide>(b)); }
+
   TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
       : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
         reciprocal(0) {
     if constexpr (detail::stdx::is_floating_point<common>::value) {
       scale = common(common(num_levels - 1) / common(upper - lower));
     } else if (upper > lower && bins > 0) {
-      const unsigned long long range = static_cast<unsigned long long>(wide(upper - lower));
+      const unsigned long long range = static_cast<unsigned long long>(span(upper, lower));
       narrow = range <= (1ull << 32) / static_cast<unsigned long long>(bins);
       if (narrow) reciprocal = detail::divide_by(range);
     }
@@ -159,7 +162,7 @@ struct even_bins {
   /// Whether the bin arithmetic can overflow (CUB answers cudaErrorInvalidValue then).
   TILEKIT_HD bool may_overflow() const {
     if constexpr (detail::stdx::is_integral<common>::value)
-      return wide(upper - lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
+      return upper > lower && span(upper, lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
     else
       return false;
   }
@@ -168,8 +171,8 @@ struct even_bins {
     if (!(s >= lower && s < upper)) return -1;
     int bin;
     if constexpr (detail::stdx::is_floating_point<common>::value) bin = int((s - lower) * scale);
-    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(wide(s - lower)) * unsigned(bins), reciprocal));
-    else bin = int((wide(s - lower) * wide(bins)) / wide(upper - lower));
+    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(span(s, lower)) * unsigned(bins), reciprocal));
+    else bin = int((span(s, lower) * wide(bins)) / span(upper, lower));
     return bin < bins ? bin : bins - 1;  // rounding of a float just below upper
   }
 };
