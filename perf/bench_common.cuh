@@ -1,11 +1,13 @@
-// What the benchmark programs share: error checks, the SM count, and timing one
-// launch with CUDA events for Google Benchmark's manual time.
+// What the benchmark programs share: error checks, the SM count, timing one launch
+// with CUDA events for Google Benchmark's manual time, the L2 flush and the limits.
 #pragma once
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define CHECK(call)                                                                                       \
   do {                                                                                                    \
@@ -52,6 +54,44 @@ void time_kernel(benchmark::State& state, Launch launch, double ops_per_launch, 
   state.counters["Gops"] = benchmark::Counter(ops_per_launch * 1e-9 * double(state.iterations()), benchmark::Counter::kIsRate);
   CHECK(cudaEventDestroy(start));
   CHECK(cudaEventDestroy(stop));
+}
+
+/// Evicts the 60 MB L2 (a 256 MiB memset, outside any timing): the prepare step of
+/// benchmarks whose inputs would otherwise be served from the cache.
+inline void flush_l2() {
+  static unsigned char* buffer = [] {
+    unsigned char* p = nullptr;
+    CHECK(cudaMalloc(&p, std::size_t(256) << 20));
+    return p;
+  }();
+  CHECK(cudaMemsetAsync(buffer, 0, std::size_t(256) << 20));
+}
+
+__global__ void read_kernel(const int4* in, std::size_t n4, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
+    const int4 v = in[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) *sink = acc;  // keeps the loads
+}
+
+/// The measured limits at 2^log_n 4-byte items (at most max_bytes), L2 flushed:
+///   limit/copy/<log_n>  cudaMemcpyAsync device to device, GBps = bytes read + written
+///   limit/read/<log_n>  a kernel streaming 16-byte vectors, GBps = bytes read
+inline void add_limits(int log_n, const void* in, void* out, std::size_t max_bytes) {
+  const std::size_t bytes = std::min(std::size_t(4) << log_n, max_bytes);
+  benchmark::RegisterBenchmark(("limit/copy/" + std::to_string(log_n)).c_str(), [=](benchmark::State& s) {
+    time_kernel(s, [&] { CHECK(cudaMemcpyAsync(out, in, bytes, cudaMemcpyDeviceToDevice)); }, double(bytes / 4), flush_l2);
+    s.counters["GBps"] = benchmark::Counter(2.0 * double(bytes) * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
+  })->UseManualTime()->Iterations(25);
+  benchmark::RegisterBenchmark(("limit/read/" + std::to_string(log_n)).c_str(), [=](benchmark::State& s) {
+    const std::size_t n4 = bytes / 16;
+    const unsigned grid = unsigned(std::min<std::size_t>(n4 / 256 + 1, std::size_t(sm_count()) * 8));
+    time_kernel(s, [&] { read_kernel<<<grid, 256>>>(static_cast<const int4*>(in), n4, static_cast<int*>(out)); },
+                double(bytes / 4), flush_l2);
+    s.counters["GBps"] = benchmark::Counter(double(bytes) * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
+  })->UseManualTime()->Iterations(25);
 }
 
 /// main() of a benchmark program: without a CUDA device it says so and returns

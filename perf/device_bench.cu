@@ -54,8 +54,6 @@ struct workspace {
   int* lengths = nullptr;  // run-length encode's second output
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
-  unsigned char* flush = nullptr;
-  static constexpr std::size_t flush_bytes = std::size_t(256) << 20;
 
   workspace() {
     const std::size_t n = std::size_t(1) << max_log;
@@ -67,7 +65,6 @@ struct workspace {
     CHECK(cudaMalloc(&in, n * sizeof(int)));
     CHECK(cudaMalloc(&out, (n + 1) * sizeof(int)));
     CHECK(cudaMemcpy(in, h.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMalloc(&flush, flush_bytes));
     std::size_t a = 0, b = 0, c = 0, d = 0, e = 0, f = 0;
     CHECK(tilekit::cub::DeviceReduce::Sum(nullptr, a, in, out, int(n)));
     CHECK(cub::DeviceReduce::Sum(nullptr, b, in, out, int(n)));
@@ -90,21 +87,11 @@ struct workspace {
     CHECK(cudaMalloc(&lengths, (n + 1) * sizeof(int)));
     CHECK(cudaMalloc(&temp, temp_bytes));
   }
-  void flush_l2() const { CHECK(cudaMemsetAsync(flush, 0, flush_bytes)); }
 };
 
 workspace& ws() {
   static workspace w;
   return w;
-}
-
-__global__ void read_kernel(const int4* in, std::size_t n4, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n4; i += std::size_t(gridDim.x) * blockDim.x) {
-    const int4 v = in[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7fffffff) *sink = acc;  // keeps the loads
 }
 
 enum class impl { tilekit, cub, thrust };
@@ -283,25 +270,8 @@ void add(const std::string& algo, impl i, int log_n) {
           else if (algo == "partition" || algo == "rle") run_partition_rle(i, n, algo == "partition" ? 0 : 1);
           else run_histogram(i, n, algo == "histogram256_u8" ? 0 : 1);
         },
-        double(n), [] { ws().flush_l2(); });
+        double(n), bench::flush_l2);
     s.counters["GBps"] = benchmark::Counter(bytes * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
-  })->UseManualTime()->Iterations(25);
-}
-
-void add_limits(int log_n) {
-  const std::size_t n = std::size_t(1) << log_n;
-  benchmark::RegisterBenchmark(("limit/copy/" + std::to_string(log_n)).c_str(), [=](benchmark::State& s) {
-    bench::time_kernel(
-        s, [&] { CHECK(cudaMemcpyAsync(ws().out, ws().in, n * sizeof(int), cudaMemcpyDeviceToDevice)); }, double(n),
-        [] { ws().flush_l2(); });
-    s.counters["GBps"] = benchmark::Counter(8.0 * n * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
-  })->UseManualTime()->Iterations(25);
-  benchmark::RegisterBenchmark(("limit/read/" + std::to_string(log_n)).c_str(), [=](benchmark::State& s) {
-    const unsigned grid = unsigned(std::min<std::size_t>(n / 4 / 256 + 1, std::size_t(bench::sm_count()) * 8));
-    bench::time_kernel(
-        s, [&] { read_kernel<<<grid, 256>>>(reinterpret_cast<const int4*>(ws().in), n / 4, ws().out); }, double(n),
-        [] { ws().flush_l2(); });
-    s.counters["GBps"] = benchmark::Counter(4.0 * n * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
   })->UseManualTime()->Iterations(25);
 }
 
@@ -318,7 +288,7 @@ int main(int argc, char** argv) {
     }
     for (int log_n : logs) {
       if (!agrees(1 << log_n) || !agrees((1 << log_n) - 3)) std::exit(1);
-      add_limits(log_n);
+      bench::add_limits(log_n, ws().in, ws().out, std::size_t(4) << max_log);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("reduce", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("scan", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("select", i, log_n);

@@ -34,7 +34,8 @@ def load(path):
 def limit_of(med, algo, log_n):
     copy = med[f"limit/copy/{log_n}"]["GBps"]
     read = med[f"limit/read/{log_n}"]["GBps"]
-    return max(copy, read) if algo == "reduce" or algo.startswith("histogram") else copy
+    reads = algo in ("reduce", "argmin", "distinct") or algo.startswith("histogram")
+    return max(copy, read) if reads else copy
 
 
 def table(path, med, rows, context):
@@ -45,7 +46,8 @@ def table(path, med, rows, context):
         for log_n, impls in sizes.items():
             tk, cub, th = impls["tilekit"], impls.get("cub"), impls.get("thrust")
             vs_thrust = f"{th['real_time'] / tk['real_time']:.2f}" if th else "-"
-            print(f"| {algo} {ty} | 2^{log_n} | {tk['real_time'] / 1e3:.2f} | {cub['real_time'] / tk['real_time']:.2f} | "
+            vs_cub = f"{cub['real_time'] / tk['real_time']:.2f}" if cub else "-"
+            print(f"| {algo} {ty} | 2^{log_n} | {tk['real_time'] / 1e3:.2f} | {vs_cub} | "
                   f"{vs_thrust} | {tk['GBps']:.0f} | {100 * tk['GBps'] / limit_of(med, algo, log_n):.0f}% |")
 
 

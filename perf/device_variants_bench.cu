@@ -1,0 +1,319 @@
+// Device-wide variants beyond device_bench's int32 set: tilekit (through its CUB
+// facade, or tilekit::device where CUB has no counterpart), CUB and Thrust on the
+// same data in one process, with the measured limits of the same run:
+//   reduce (sum) and inclusive scan of int64, float and double; exclusive scan of int32;
+//   ArgMin of int32 and float; select_if keeping 0% and 100% of int32, select_flagged
+//   (about half); histograms of 65536 even bins of int32 (past shared memory) and of
+//   256 bins of uint8 on skewed (75% in one bin) and all-equal samples, uint8 up to
+//   2^30 samples; distinct of int32 keys (1% distinct; CUB and Thrust have none).
+// Inputs are generated on the device from a hash of the index (floats and doubles:
+// multiples of 0.5 in [-0.5, 0.5], so every sum is exact and the implementations'
+// results compare bitwise). Before timing, each case runs every implementation once
+// and compares its output with CUB's (with the CPU's count for distinct) on the
+// device (distinct: none to compare with); a difference stops the program. Each timed launch follows an L2 flush;
+// CUDA-event timing, medians of repetitions; "GBps" is the bytes the algorithm must
+// move per second. TILEKIT_BENCH_LOGS="16 24" picks sizes (default 16 20 24 28; 30 for uint8).
+#include "bench_common.cuh"
+
+#include <tilekit/cub.cuh>
+#include <tilekit/device/distinct.cuh>
+
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t in_bytes = std::size_t(1) << 31;  // 2^28 doubles, 2^30 uint8
+
+struct workspace {
+  unsigned char* in = nullptr;
+  unsigned char* out = nullptr;   // outputs of the implementation under test
+  unsigned char* want = nullptr;  // CUB's outputs, for the comparison
+  unsigned char* flags = nullptr;
+  unsigned long long* differ = nullptr;
+  void* temp = nullptr;
+  std::size_t temp_bytes = std::size_t(8) << 30;  // distinct of 2^28 keys needs about 6 GB
+  workspace() {
+    CHECK(cudaMalloc(&in, in_bytes));
+    CHECK(cudaMalloc(&out, in_bytes + 64));
+    CHECK(cudaMalloc(&want, in_bytes + 64));
+    CHECK(cudaMalloc(&flags, std::size_t(1) << 28));
+    CHECK(cudaMalloc(&differ, sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&temp, temp_bytes));
+  }
+};
+workspace& ws() {
+  static workspace w;
+  return w;
+}
+
+__host__ __device__ unsigned hash(std::uint64_t i) {
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  return unsigned(x >> 32);
+}
+
+enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints };
+
+// in[i] for each kind of data; flags[i] = about half set.
+template <class T>
+__global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std::size_t distinct) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const unsigned h = hash(i);
+    switch (kind) {
+      case data::small_ints: in[i] = T(int(h % 2001) - 1000); break;
+      case data::halves: in[i] = T(0.5 * (int(h % 3) - 1)); break;
+      case data::bytes: in[i] = T(h & 255); break;
+      case data::skewed_bytes: in[i] = T(h % 4 ? 7 : h >> 24); break;
+      case data::equal_bytes: in[i] = T(42); break;
+      case data::keys_1pct: in[i] = T(hash(h % distinct) | 1); break;
+      case data::wide_ints: in[i] = T(int(h % 65536) - 32768); break;
+    }
+    if (flags) flags[i] = (h >> 7) & 1;
+  }
+}
+
+// Counts the items of a and b (bytes) that differ.
+__global__ void compare(const unsigned char* a, const unsigned char* b, std::size_t bytes, unsigned long long* differ) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < bytes; i += std::size_t(gridDim.x) * blockDim.x)
+    if (a[i] != b[i]) atomicAdd(differ, 1ull);
+}
+
+unsigned long long differing_bytes(const void* a, const void* b, std::size_t bytes) {
+  CHECK(cudaMemset(ws().differ, 0, sizeof(unsigned long long)));
+  compare<<<unsigned(bench::sm_count()) * 8, 256>>>(static_cast<const unsigned char*>(a), static_cast<const unsigned char*>(b),
+                                                    bytes, ws().differ);
+  unsigned long long d = 0;
+  CHECK(cudaMemcpy(&d, ws().differ, sizeof(d), cudaMemcpyDeviceToHost));
+  return d;
+}
+
+enum class impl { tilekit, cub, thrust };
+const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? "cub" : "thrust"; }
+
+// One benchmark case: its label parts, the data it reads, the bytes it must move,
+// how each implementation runs (writing to `out`), and the output bytes to compare.
+struct variant {
+  std::string algo, type;
+  data kind;
+  std::size_t item_bytes;
+  std::function<double(std::size_t n)> moved;
+  std::function<void(impl, std::size_t n, unsigned char* out)> run;
+  std::function<std::size_t(std::size_t n)> out_bytes;
+  std::vector<impl> impls;
+};
+
+void fill_input(const variant& v, std::size_t n) {
+  const unsigned grid = unsigned(bench::sm_count()) * 8;
+  const std::size_t distinct = n / 100 + 1;
+  switch (v.item_bytes) {
+    case 1: fill<<<grid, 256>>>(reinterpret_cast<std::uint8_t*>(ws().in), ws().flags, n, v.kind, distinct); break;
+    case 4:
+      if (v.type == "float") fill<<<grid, 256>>>(reinterpret_cast<float*>(ws().in), ws().flags, n, v.kind, distinct);
+      else fill<<<grid, 256>>>(reinterpret_cast<int*>(ws().in), ws().flags, n, v.kind, distinct);
+      break;
+    default:
+      if (v.type == "double") fill<<<grid, 256>>>(reinterpret_cast<double*>(ws().in), ws().flags, n, v.kind, distinct);
+      else fill<<<grid, 256>>>(reinterpret_cast<long long*>(ws().in), ws().flags, n, v.kind, distinct);
+  }
+  CHECK(cudaGetLastError());
+}
+
+void add(const variant& v, int log_n) {
+  const std::size_t n = std::size_t(1) << log_n;
+  for (impl i : v.impls) {
+    const std::string label = "device_" + v.algo + "/" + v.type + "/" + std::to_string(log_n) + "/" + name(i);
+    benchmark::RegisterBenchmark(label.c_str(), [v, n, i](benchmark::State& s) {
+      fill_input(v, n);
+      CHECK(cudaMemset(ws().out, 0, n * v.item_bytes + 64));  // so that bytes no implementation writes compare equal
+      CHECK(cudaMemset(ws().want, 0, n * v.item_bytes + 64));
+      const impl reference = v.impls.size() > 1 ? impl::cub : impl::tilekit;
+      v.run(reference, n, ws().want);
+      v.run(i, n, ws().out);
+      CHECK(cudaDeviceSynchronize());
+      if (i != reference) {
+        if (const auto d = differing_bytes(ws().out, ws().want, v.out_bytes(n)); d != 0) {
+          std::fprintf(stderr, "%s n=%zu: %s differs from cub in %llu bytes\n", v.algo.c_str(), n, name(i), d);
+          std::exit(1);
+        }
+      }
+      bench::time_kernel(s, [&] { v.run(i, n, ws().out); }, double(n), bench::flush_l2);
+      s.counters["GBps"] = benchmark::Counter(v.moved(n) * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
+    })->UseManualTime()->Iterations(25);
+  }
+}
+
+template <class T>
+T* as(unsigned char* p) {
+  return reinterpret_cast<T*>(p);
+}
+template <class T>
+const T* in_as() {
+  return reinterpret_cast<const T*>(ws().in);
+}
+
+template <class T>
+variant reduce_variant(const char* type) {
+  return {"reduce", type, std::is_floating_point_v<T> ? data::halves : data::small_ints, sizeof(T),
+          [](std::size_t n) { return double(n * sizeof(T)); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            if (i == impl::tilekit) CHECK(tilekit::cub::DeviceReduce::Sum(ws().temp, b, in_as<T>(), as<T>(out), n));
+            else if (i == impl::cub) CHECK(cub::DeviceReduce::Sum(ws().temp, b, in_as<T>(), as<T>(out), n));
+            else {
+              const T sum = thrust::reduce(thrust::device, in_as<T>(), in_as<T>() + n, T(0));
+              CHECK(cudaMemcpy(out, &sum, sizeof(T), cudaMemcpyHostToDevice));
+            }
+          },
+          [](std::size_t) { return sizeof(T); }, {impl::tilekit, impl::cub, impl::thrust}};
+}
+
+template <class T, bool Exclusive>
+variant scan_variant(const char* type) {
+  return {Exclusive ? "exclusive_scan" : "scan", type, std::is_floating_point_v<T> ? data::halves : data::small_ints, sizeof(T),
+          [](std::size_t n) { return 2.0 * double(n * sizeof(T)); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            if constexpr (Exclusive) {
+              if (i == impl::tilekit) CHECK(tilekit::cub::DeviceScan::ExclusiveSum(ws().temp, b, in_as<T>(), as<T>(out), n));
+              else if (i == impl::cub) CHECK(cub::DeviceScan::ExclusiveSum(ws().temp, b, in_as<T>(), as<T>(out), n));
+              else thrust::exclusive_scan(thrust::device, in_as<T>(), in_as<T>() + n, as<T>(out));
+            } else {
+              if (i == impl::tilekit) CHECK(tilekit::cub::DeviceScan::InclusiveSum(ws().temp, b, in_as<T>(), as<T>(out), n));
+              else if (i == impl::cub) CHECK(cub::DeviceScan::InclusiveSum(ws().temp, b, in_as<T>(), as<T>(out), n));
+              else thrust::inclusive_scan(thrust::device, in_as<T>(), in_as<T>() + n, as<T>(out));
+            }
+          },
+          [](std::size_t n) { return n * sizeof(T); }, {impl::tilekit, impl::cub, impl::thrust}};
+}
+
+template <class T>
+variant argmin_variant(const char* type) {
+  return {"argmin", type, std::is_floating_point_v<T> ? data::halves : data::small_ints, sizeof(T),
+          [](std::size_t n) { return double(n * sizeof(T)); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            auto* value = as<T>(out);
+            auto* index = as<std::int64_t>(out + 8);
+            if (i == impl::tilekit) CHECK(tilekit::cub::DeviceReduce::ArgMin(ws().temp, b, in_as<T>(), value, index, std::int64_t(n)));
+            else if (i == impl::cub) CHECK(cub::DeviceReduce::ArgMin(ws().temp, b, in_as<T>(), value, index, std::int64_t(n)));
+            else {
+              const std::int64_t at = thrust::min_element(thrust::device, in_as<T>(), in_as<T>() + n) - in_as<T>();
+              CHECK(cudaMemcpy(value, in_as<T>() + at, sizeof(T), cudaMemcpyDeviceToDevice));
+              CHECK(cudaMemcpy(index, &at, sizeof(at), cudaMemcpyHostToDevice));
+            }
+          },
+          [](std::size_t) { return std::size_t(16); }, {impl::tilekit, impl::cub, impl::thrust}};
+}
+
+template <int Threshold>
+struct below {
+  __host__ __device__ bool operator()(int x) const { return x < Threshold; }
+};
+
+template <int Threshold>  // -2000: none kept; 2000: all kept
+variant select_variant(const char* algo) {
+  return {algo, "int32", data::small_ints, 4,
+          [](std::size_t n) { return 4.0 * double(n) * (Threshold > 0 ? 2.0 : 1.0); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* num = as<int>(out + 4 * n);
+            if (i == impl::tilekit) CHECK(tilekit::cub::DeviceSelect::If(ws().temp, b, in_as<int>(), as<int>(out), num, n, below<Threshold>{}));
+            else if (i == impl::cub) CHECK(cub::DeviceSelect::If(ws().temp, b, in_as<int>(), as<int>(out), num, n, below<Threshold>{}));
+            else {
+              const int k = int(thrust::copy_if(thrust::device, in_as<int>(), in_as<int>() + n, as<int>(out), below<Threshold>{}) - as<int>(out));
+              CHECK(cudaMemcpy(num, &k, sizeof(k), cudaMemcpyHostToDevice));
+            }
+          },
+          [](std::size_t n) { return 4 * n + 4; }, {impl::tilekit, impl::cub, impl::thrust}};
+}
+
+struct is_set {
+  __host__ __device__ bool operator()(unsigned char f) const { return f != 0; }
+};
+
+variant flagged_variant() {
+  return {"select_flagged", "int32", data::small_ints, 4,
+          [](std::size_t n) { return 5.0 * double(n) + 2.0 * double(n); },  // items and flags read, about half written
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* num = as<int>(out + 4 * n);
+            if (i == impl::tilekit) CHECK(tilekit::cub::DeviceSelect::Flagged(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, n));
+            else if (i == impl::cub) CHECK(cub::DeviceSelect::Flagged(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, n));
+            else {
+              const int k = int(thrust::copy_if(thrust::device, in_as<int>(), in_as<int>() + n, ws().flags, as<int>(out), is_set{}) - as<int>(out));
+              CHECK(cudaMemcpy(num, &k, sizeof(k), cudaMemcpyHostToDevice));
+            }
+          },
+          [](std::size_t n) { return 4 * n + 4; }, {impl::tilekit, impl::cub, impl::thrust}};
+}
+
+template <class T>
+variant histogram_variant(const char* algo, const char* type, data kind, int bins, int lower, int upper) {
+  return {algo, type, kind, sizeof(T), [](std::size_t n) { return double(n * sizeof(T)); },
+          [=](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceHistogram::HistogramEven(ws().temp, b, in_as<T>(), as<int>(out), bins + 1, lower, upper, std::int64_t(n)));
+            else CHECK(cub::DeviceHistogram::HistogramEven(ws().temp, b, in_as<T>(), as<int>(out), bins + 1, lower, upper, std::int64_t(n)));
+          },
+          [=](std::size_t) { return std::size_t(bins) * 4; }, {impl::tilekit, impl::cub}};
+}
+
+variant distinct_variant() {
+  return {"distinct", "int32", data::keys_1pct, 4, [](std::size_t n) { return 4.0 * double(n) + 4.0 * double(n / 100 + 1); },
+          [](impl, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            CHECK(tilekit::device::distinct(ws().temp, b, in_as<int>(), std::int64_t(n), as<int>(out), as<std::int64_t>(out + 4 * n + 8)));
+          },
+          [](std::size_t) { return std::size_t(0); }, {impl::tilekit}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bench::run(argc, argv, [] {
+    std::vector<int> logs = {16, 20, 24, 28};
+    if (const char* only = std::getenv("TILEKIT_BENCH_LOGS")) {
+      logs.clear();
+      for (std::istringstream in(only); in;)
+        if (int l = 0; in >> l && l >= 10 && l <= 30) logs.push_back(l);
+    }
+    const std::vector<variant> variants = {
+        reduce_variant<long long>("int64"), reduce_variant<float>("float"), reduce_variant<double>("double"),
+        scan_variant<long long, false>("int64"), scan_variant<float, false>("float"), scan_variant<double, false>("double"),
+        scan_variant<int, true>("int32"), argmin_variant<int>("int32"), argmin_variant<float>("float"),
+        select_variant<-2000>("select0"), select_variant<2000>("select100"), flagged_variant(),
+        histogram_variant<int>("histogram65536", "int32", data::wide_ints, 65536, -32768, 32768),
+        histogram_variant<std::uint8_t>("histogram256_u8_skewed", "uint8", data::skewed_bytes, 256, 0, 256),
+        histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
+        histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant()};
+    for (int log_n : logs) {
+      bench::add_limits(log_n, ws().in, ws().out, in_bytes);
+      for (const variant& v : variants) {
+        const bool byte_items = v.item_bytes == 1;
+        if (log_n > 28 && !byte_items) continue;  // 2^30 only for 1-byte samples
+        add(v, log_n);
+      }
+    }
+    if (std::getenv("TILEKIT_BENCH_LOGS") == nullptr) {  // 2^30 uint8 samples
+      bench::add_limits(30, ws().in, ws().out, in_bytes);
+      for (const variant& v : variants)
+        if (v.item_bytes == 1) add(v, 30);
+    }
+  });
+}
