@@ -291,32 +291,19 @@ struct run_mark_op {  // associative, not commutative
   }
 };
 
-// The run marks' tile states while n < 2^31: emits and start + 1 (31 bits each) and
-// the flag (2 bits) in one 64-bit word, published and polled with single relaxed
-// accesses as count_states. Larger inputs use tile_states<run_mark> (fenced).
-struct run_mark_states {
-  static constexpr std::size_t flag_words = 0;
-  static constexpr std::size_t value_words = 2;
+// The run marks' tile states while n < 2^31: emits and start + 1 in 31 bits each of
+// packed62_states' word (single relaxed accesses, as count_states). Larger inputs use
+// tile_states<run_mark> (fenced).
+struct run_mark_codec {
   static constexpr unsigned long long low31 = (1ull << 31) - 1;
-  unsigned* flags;
-  unsigned* values;
-
-  template <class Be>
-  TILEKIT_HD void publish(count_t tile, unsigned flag, const run_mark& v) const {
-    Be::store_relaxed(word(tile), (static_cast<unsigned long long>(flag) << 62) |
-                                      (static_cast<unsigned long long>(v.start + 1) << 31) |
-                                      static_cast<unsigned long long>(v.emits));
+  TILEKIT_HD static unsigned long long bits(const run_mark& v) {
+    return (static_cast<unsigned long long>(v.start + 1) << 31) | static_cast<unsigned long long>(v.emits);
   }
-  template <class Be>
-  TILEKIT_HD unsigned wait(count_t tile, run_mark& v) const {
-    unsigned long long w;
-    while (((w = Be::load_relaxed(word(tile))) >> 62) == 0) {
-    }
-    v = {count_t(w & low31), count_t((w >> 31) & low31) - 1};
-    return static_cast<unsigned>(w >> 62);
+  TILEKIT_HD static run_mark value(unsigned long long bits) {
+    return {count_t(bits & low31), count_t((bits >> 31) & low31) - 1};
   }
-  TILEKIT_HD unsigned long long* word(count_t tile) const { return reinterpret_cast<unsigned long long*>(values) + tile; }
 };
+using run_mark_states = packed62_states<run_mark, run_mark_codec>;
 
 template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut, class States>
 struct rle_grid_body {

@@ -575,10 +575,12 @@ struct tile_states<T, false> {
   }
 };
 
-// Tile states of item counts (non-negative, below 2^62): the flag in the top two
-// bits of one 64-bit word, so a 64-bit count is published and polled as a packed
-// value is, with single relaxed accesses and no fence.
-struct count_states {
+// Tile states of values that pack into 62 bits (Codec::bits(v) below 2^62, and
+// Codec::value(bits) back): the flag in the top two bits of one 64-bit word, so a
+// value is published and polled as a packed small value is, with single relaxed
+// accesses and no fence.
+template <class T, class Codec>
+struct packed62_states {
   static constexpr std::size_t flag_words = 0;
   static constexpr std::size_t value_words = 2;
   static constexpr unsigned long long value_mask = (1ull << 62) - 1;
@@ -586,19 +588,26 @@ struct count_states {
   unsigned* values;  // as unsigned long long, one per tile
 
   template <class Be>
-  TILEKIT_HD void publish(count_t tile, unsigned flag, const count_t& v) const {
-    Be::store_relaxed(word(tile), (static_cast<unsigned long long>(flag) << 62) | static_cast<unsigned long long>(v));
+  TILEKIT_HD void publish(count_t tile, unsigned flag, const T& v) const {
+    Be::store_relaxed(word(tile), (static_cast<unsigned long long>(flag) << 62) | Codec::bits(v));
   }
   template <class Be>
-  TILEKIT_HD unsigned wait(count_t tile, count_t& v) const {
+  TILEKIT_HD unsigned wait(count_t tile, T& v) const {
     unsigned long long w;
     while (((w = Be::load_relaxed(word(tile))) >> 62) == 0) {
     }
-    v = static_cast<count_t>(w & value_mask);
+    v = Codec::value(w & value_mask);
     return static_cast<unsigned>(w >> 62);
   }
   TILEKIT_HD unsigned long long* word(count_t tile) const { return reinterpret_cast<unsigned long long*>(values) + tile; }
 };
+
+// Item counts (non-negative, below 2^62) as they are.
+struct count_codec {
+  TILEKIT_HD static unsigned long long bits(count_t v) { return static_cast<unsigned long long>(v); }
+  TILEKIT_HD static count_t value(unsigned long long bits) { return static_cast<count_t>(bits); }
+};
+using count_states = packed62_states<count_t, count_codec>;
 
 // The tile states of `tiles` tiles carved from temporary storage (a null temp:
 // only the bytes needed), and the words that must start at zero ("nothing
