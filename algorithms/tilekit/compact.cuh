@@ -225,7 +225,7 @@ struct select_grid_body {
       if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
     unsigned below[R], row_count[R];  // kept items of the lower lanes in each row; of the whole row
     unsigned count = 0;               // kept items of this warp's stretch
-    const unsigned lower_lanes = (1u << lane) - 1;
+    const unsigned lower_lanes = lanes_below(lane);
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
       const count_t at = stretch + count_t(r) * row_items + count_t(lane) * V;
