@@ -87,16 +87,6 @@ void check_device_reduce_type(Op op, T init, const char* what) {
   }
 }
 
-/// in[i] = i % 1000 as int64, from an iterator: the closed form checks counts past 2^31 without memory.
-struct mod_1000 {
-  std::int64_t base;
-  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return (base + i) % 1000; }
-  TILEKIT_HD std::int64_t operator*() const { return base % 1000; }
-};
-inline std::int64_t mod_1000_sum(std::int64_t n) {
-  return (n / 1000) * 499500 + (n % 1000) * (n % 1000 - 1) / 2;
-}
-
 /// arg_min (Max = false) / arg_max through the generic dispatch: the first extreme item and its index.
 template <bool Max, class T>
 void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what) {

@@ -105,24 +105,15 @@ struct mod_13 {
   TILEKIT_HD int operator*() const { return -6; }
 };
 
-/// in[i] = i % 1000 as int64 (an iterator: counts past 2^32 without memory).
-struct mod_1000_items {
-  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return i % 1000; }
-  TILEKIT_HD std::int64_t operator*() const { return 0; }
-};
-/// Its inclusive sums in closed form.
-TILEKIT_HD std::int64_t mod_1000_prefix(std::int64_t i) {
-  const std::int64_t q = (i + 1) / 1000, r = (i + 1) % 1000;
-  return q * 499500 + r * (r - 1) / 2;
-}
-/// An output iterator that writes nothing and counts the items that differ from the closed form.
+/// An output iterator that writes nothing and counts the items that differ from
+/// mod_1000's inclusive sums in closed form.
 struct check_against_closed_form {
   unsigned long long* wrong;
   struct slot {
     unsigned long long* wrong;
     std::int64_t i;
     TILEKIT_HD void operator=(std::int64_t v) const {
-      if (v != mod_1000_prefix(i)) {
+      if (v != mod_1000_sum(i + 1)) {
 #if TILEKIT_DEVICE_PASS
         atomicAdd(wrong, 1ull);
 #else
@@ -142,7 +133,7 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](aut
   using namespace tk_test;
   for (std::int64_t n : {(std::int64_t(1) << 32) + 5}) {
     sbuf<unsigned long long> wrong(1, 0ull);
-    const auto e = run_device_scan(scan_kind::inclusive, mod_1000_items{}, n, check_against_closed_form{wrong.data()},
+    const auto e = run_device_scan(scan_kind::inclusive, mod_1000{0}, n, check_against_closed_form{wrong.data()},
                                    tilekit::plus{}, std::int64_t(0));
     BOOST_TEST_CONTEXT(::backend::name << " device scan of an iterator, n=" << n) {
       BOOST_TEST(e == ::backend::launcher().success);

@@ -96,10 +96,40 @@ inline const char* name(key_pattern p) {
   return names[int(p)];
 }
 
+/// in[i] = (base + i) % 1000 as int64, from an iterator: closed forms check the
+/// device-wide algorithms at counts past 2^31 and 2^32 without memory.
+struct mod_1000 {
+  std::int64_t base;
+  TILEKIT_HD std::int64_t operator[](std::int64_t i) const { return (base + i) % 1000; }
+  TILEKIT_HD std::int64_t operator*() const { return base % 1000; }
+};
+/// The sum of mod_1000{0}'s first n items.
+TILEKIT_HD std::int64_t mod_1000_sum(std::int64_t n) { return (n / 1000) * 499500 + (n % 1000) * (n % 1000 - 1) / 2; }
+
 enum class bin_pattern { uniform, one_bin, skewed };
 inline const char* name(bin_pattern p) {
   const char* names[] = {"uniform", "all in one bin", "skewed"};
   return names[int(p)];
+}
+
+/// blocks x n byte samples for block-histogram tests: uniform, all in one bin, or
+/// skewed (3 in 4 in one bin). The crowded bin is the first bin in block 0, the last
+/// in block 1, random after that.
+template <class Rng>
+std::vector<unsigned char> block_histogram_samples(unsigned blocks, unsigned n, bin_pattern pattern, Rng& g) {
+  std::vector<unsigned char> in(std::size_t(blocks) * n);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const unsigned char hot = b == 0 ? 0 : b == 1 ? 255 : static_cast<unsigned char>(g());
+    for (unsigned i = 0; i < n; ++i) {
+      unsigned char& x = in[std::size_t(b) * n + i];
+      switch (pattern) {
+        case bin_pattern::uniform: x = static_cast<unsigned char>(g()); break;
+        case bin_pattern::one_bin: x = hot; break;
+        case bin_pattern::skewed: x = g() % 4 != 0 ? hot : static_cast<unsigned char>(g()); break;
+      }
+    }
+  }
+  return in;
 }
 
 template <class B, class T, class F>

@@ -398,19 +398,7 @@ void check_histogram(unsigned threads, int K, void (*launch)(const unsigned char
                      tk_test::bin_pattern pattern) {
   const unsigned n = threads * unsigned(K);
   auto g = tk_test::rng_for(0x4157'0000ull + threads * 64 + K * 8 + unsigned(pattern));
-  std::vector<unsigned char> in(std::size_t(blocks) * n);
-  for (unsigned b = 0; b < blocks; ++b) {
-    // The crowded bin: the first and the last bin in blocks 0 and 1, random after that.
-    const unsigned char hot = b == 0 ? 0 : b == 1 ? 255 : static_cast<unsigned char>(g());
-    for (unsigned i = 0; i < n; ++i) {
-      unsigned char& x = in[std::size_t(b) * n + i];
-      switch (pattern) {
-        case tk_test::bin_pattern::uniform: x = static_cast<unsigned char>(g()); break;
-        case tk_test::bin_pattern::one_bin: x = hot; break;
-        case tk_test::bin_pattern::skewed: x = g() % 4 != 0 ? hot : static_cast<unsigned char>(g()); break;
-      }
-    }
-  }
+  const std::vector<unsigned char> in = tk_test::block_histogram_samples(blocks, n, pattern, g);
   tk_test::device_buffer<unsigned char> d_in(in);
   tk_test::device_buffer<unsigned> d_out(std::size_t(blocks) * 3 * bins, tk_test::poison<unsigned>());
   tk_test::device_buffer<unsigned> d_merged(bins, 0u);  // histogram_merge adds: starts at zero, not poison

@@ -1024,18 +1024,7 @@ void check_histogram(unsigned X, unsigned Y, int K, void (*launch)(const unsigne
                      tk_test::bin_pattern pattern) {
   const unsigned threads = X * Y, n = threads * unsigned(K);
   auto g = tk_test::rng_for(0x4157'C0B0'0000ull + X * 4096 + Y * 256 + unsigned(K) * 8 + unsigned(pattern));
-  std::vector<unsigned char> in(std::size_t(histogram_blocks) * n);
-  for (unsigned b = 0; b < histogram_blocks; ++b) {
-    const unsigned char hot = b == 0 ? 0 : b == 1 ? 255 : static_cast<unsigned char>(g());
-    for (unsigned i = 0; i < n; ++i) {
-      unsigned char& s = in[std::size_t(b) * n + i];
-      switch (pattern) {
-        case tk_test::bin_pattern::uniform: s = static_cast<unsigned char>(g()); break;
-        case tk_test::bin_pattern::one_bin: s = hot; break;
-        case tk_test::bin_pattern::skewed: s = g() % 4 != 0 ? hot : static_cast<unsigned char>(g()); break;
-      }
-    }
-  }
+  const std::vector<unsigned char> in = tk_test::block_histogram_samples(histogram_blocks, n, pattern, g);
   tk_test::device_buffer<unsigned char> d_in(in);
   tk_test::device_buffer<unsigned> d_out(std::size_t(histogram_blocks) * histogram_variants * 2 * bins,
                                          tk_test::poison<unsigned>());
