@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #define CHECK(call)                                                                                       \
   do {                                                                                                    \
@@ -92,6 +94,17 @@ inline void add_limits(int log_n, const void* in, void* out, std::size_t max_byt
                 double(bytes / 4), flush_l2);
     s.counters["GBps"] = benchmark::Counter(double(bytes) * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
   })->UseManualTime()->Iterations(25);
+}
+
+/// The size exponents to run: TILEKIT_BENCH_LOGS="16 24" (those in [lo, hi]) when set,
+/// the defaults otherwise.
+inline std::vector<int> size_logs(std::vector<int> defaults, int lo, int hi) {
+  const char* only = std::getenv("TILEKIT_BENCH_LOGS");
+  if (only == nullptr) return defaults;
+  std::vector<int> logs;
+  for (std::istringstream in(only); in;)
+    if (int l = 0; in >> l && l >= lo && l <= hi) logs.push_back(l);
+  return logs;
 }
 
 /// main() of a benchmark program: without a CUDA device it says so and returns

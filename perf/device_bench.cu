@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <sstream>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -279,14 +278,9 @@ void add(const std::string& algo, impl i, int log_n) {
 
 int main(int argc, char** argv) {
   return bench::run(argc, argv, [] {
-    std::vector<int> logs;  // TILEKIT_BENCH_LOGS="20 24 28": only these sizes (a quick run)
-    if (const char* only = std::getenv("TILEKIT_BENCH_LOGS")) {
-      for (std::istringstream in(only); in;)
-        if (int l = 0; in >> l && l >= min_log && l <= max_log) logs.push_back(l);
-    } else {
-      for (int l = min_log; l <= max_log; l += 2) logs.push_back(l);
-    }
-    for (int log_n : logs) {
+    std::vector<int> every_other;
+    for (int l = min_log; l <= max_log; l += 2) every_other.push_back(l);
+    for (int log_n : bench::size_logs(every_other, min_log, max_log)) {  // TILEKIT_BENCH_LOGS: a quick run
       if (!agrees(1 << log_n) || !agrees((1 << log_n) - 3)) std::exit(1);
       bench::add_limits(log_n, ws().in, ws().out, std::size_t(4) << max_log);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("reduce", i, log_n);

@@ -30,7 +30,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -287,12 +286,6 @@ variant distinct_variant() {
 
 int main(int argc, char** argv) {
   return bench::run(argc, argv, [] {
-    std::vector<int> logs = {16, 20, 24, 28};
-    if (const char* only = std::getenv("TILEKIT_BENCH_LOGS")) {
-      logs.clear();
-      for (std::istringstream in(only); in;)
-        if (int l = 0; in >> l && l >= 10 && l <= 30) logs.push_back(l);
-    }
     const std::vector<variant> variants = {
         reduce_variant<long long>("int64"), reduce_variant<float>("float"), reduce_variant<double>("double"),
         scan_variant<long long, false>("int64"), scan_variant<float, false>("float"), scan_variant<double, false>("double"),
@@ -302,18 +295,10 @@ int main(int argc, char** argv) {
         histogram_variant<std::uint8_t>("histogram256_u8_skewed", "uint8", data::skewed_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant()};
-    for (int log_n : logs) {
+    for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
-      for (const variant& v : variants) {
-        const bool byte_items = v.item_bytes == 1;
-        if (log_n > 28 && !byte_items) continue;  // 2^30 only for 1-byte samples
-        add(v, log_n);
-      }
-    }
-    if (std::getenv("TILEKIT_BENCH_LOGS") == nullptr) {  // 2^30 uint8 samples
-      bench::add_limits(30, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)
-        if (v.item_bytes == 1) add(v, 30);
+        if (log_n <= 28 || v.item_bytes == 1) add(v, log_n);  // 2^30 only for 1-byte samples
     }
   });
 }
