@@ -233,11 +233,12 @@ status distinct(const rank& r, const T* keys, std::int64_t n_local, T* out, std:
   }
   // The counts, then the keys, pairwise.
   if (auto e = ncclGroupStart(); e != ncclSuccess) return detail::check(e);
-  for (std::size_t q = 0; q < ranks; ++q) {
-    ncclSend(send_counts.p + q, 1, ncclInt64, int(q), r.comm, r.stream);
-    ncclRecv(recv_counts.p + q, 1, ncclInt64, int(q), r.comm, r.stream);
+  ncclResult_t queued = ncclSuccess;  // the group is ended whatever happens, so no rank is left waiting
+  for (std::size_t q = 0; q < ranks && queued == ncclSuccess; ++q) {
+    queued = ncclSend(send_counts.p + q, 1, ncclInt64, int(q), r.comm, r.stream);
+    if (queued == ncclSuccess) queued = ncclRecv(recv_counts.p + q, 1, ncclInt64, int(q), r.comm, r.stream);
   }
-  if (auto e = ncclGroupEnd(); e != ncclSuccess) return detail::check(e);
+  if (auto e = ncclGroupEnd(); e != ncclSuccess || queued != ncclSuccess) return detail::check(queued != ncclSuccess ? queued : e);
   std::vector<std::int64_t> received(ranks), recv_at(ranks + 1, 0);
   if (auto e = cudaMemcpyAsync(received.data(), recv_counts.p, sizeof(std::int64_t) * ranks, cudaMemcpyDeviceToHost, r.stream);
       e != cudaSuccess)
@@ -248,11 +249,12 @@ status distinct(const rank& r, const T* keys, std::int64_t n_local, T* out, std:
   detail::stream_buffer<T> recv(std::size_t(recv_at[ranks]), r.stream);
   if (recv.error != cudaSuccess) return detail::check(recv.error);
   if (auto e = ncclGroupStart(); e != ncclSuccess) return detail::check(e);
-  for (std::size_t q = 0; q < ranks; ++q) {
-    if (sent[q] > 0) ncclSend(send.p + send_at[q], std::size_t(sent[q]), detail::nccl_type<T>(), int(q), r.comm, r.stream);
-    if (received[q] > 0) ncclRecv(recv.p + recv_at[q], std::size_t(received[q]), detail::nccl_type<T>(), int(q), r.comm, r.stream);
+  for (std::size_t q = 0; q < ranks && queued == ncclSuccess; ++q) {
+    if (sent[q] > 0) queued = ncclSend(send.p + send_at[q], std::size_t(sent[q]), detail::nccl_type<T>(), int(q), r.comm, r.stream);
+    if (received[q] > 0 && queued == ncclSuccess)
+      queued = ncclRecv(recv.p + recv_at[q], std::size_t(received[q]), detail::nccl_type<T>(), int(q), r.comm, r.stream);
   }
-  if (auto e = ncclGroupEnd(); e != ncclSuccess) return detail::check(e);
+  if (auto e = ncclGroupEnd(); e != ncclSuccess || queued != ncclSuccess) return detail::check(queued != ncclSuccess ? queued : e);
   if (!fits) return detail::check(cudaErrorInvalidValue);  // after the exchange: the other ranks still complete
   // The received keys are in rank order and in shard order within a rank: the global order.
   detail::stream_buffer<std::int64_t> kept(1, r.stream);
