@@ -500,11 +500,12 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
 // of in[0 .. n) in order of first occurrence to out[0 .. count), *num_out = count;
 // no sorting. Pass 1 puts every key into a hash set in the temporary storage (open
 // addressing with linear probing, capacity the power of two at or above 1.5 n), each
-// slot keeping the lowest index of its key; a warp first drops its own repeats
+// slot keeping the lowest index of its key (with 4-byte keys and n < 2^32 key and
+// index share one 64-bit word); a warp first drops its own repeats
 // (dedup over the warp, one match_any), and an index already beaten is not sent.
 // Pass 2 is device_select keeping the items whose index is the one kept for their
 // key. Keys: integers of 4 or 8 bytes, compared bitwise. Temporary storage: about
-// 1.5 to 3 n x (key size + 8) bytes.
+// 1.5 to 3 n x 8 bytes (4-byte keys, n < 2^32), 16 bytes otherwise.
 //
 // device_unique_count(launcher, temp, temp_bytes, in, n, out): *out = the number of
 // runs of equal (==) adjacent items (what unique would keep), as a device reduce.
@@ -522,52 +523,74 @@ TILEKIT_HD unsigned long long mix64(unsigned long long x) {  // splitmix64's fin
   return x ^ (x >> 31);
 }
 
-// The set: slot s holds ~key (0: free; the key whose complement is 0 has the extra
-// slot at `capacity`) and ~(the lowest index seen) (0: none), so that zeroed memory
-// is an empty set and the lowest index wins by atomic max.
-template <class T>
+// The set, in slots that start zeroed (an empty set). A slot holds ~key (0: free;
+// the key whose complement is 0 has the extra slot at `capacity`) and ~(the lowest
+// index seen), so that the lowest index wins by atomic max.
+//   Packed (4-byte keys, n < 2^32): both in one 64-bit word, ~key above ~index. One
+//   CAS claims a free slot with its index; a later index of the same key is one
+//   64-bit atomic max (the key halves being equal, the larger word has the lower index).
+//   Otherwise: 16-byte slots {~key, ~index}, both in one 32-byte sector.
+template <class T, bool Packed>
 struct key_set {
   using U = key_bits_t<T>;
-  U* keys;
-  unsigned long long* first;
-  unsigned long long mask;  // capacity - 1
+  static constexpr unsigned words = Packed ? 1 : 2;  // 64-bit words per slot
+  unsigned long long* slots;                         // capacity + 1 slots
+  unsigned long long mask;                           // capacity - 1
 
   TILEKIT_HD static U stored(const T& key) {
     U bits;
     std::memcpy(&bits, &key, sizeof(U));
     return U(~bits);
   }
+  TILEKIT_HD unsigned long long home(U s) const { return s == 0 ? mask + 1 : mix64(s) & mask; }
+
   template <class Be>
   TILEKIT_HD void insert(const T& key, count_t i) const {
     const U s = stored(key);
-    unsigned long long at = s == 0 ? mask + 1 : mix64(s) & mask;
-    if (s != 0) {
-      for (;; at = (at + 1) & mask) {
-        U seen = keys[at];  // a stale read only costs a CAS
-        if (seen == 0) seen = Be::atomic_cas(keys + at, U(0), s);
+    unsigned long long at = home(s);
+    if constexpr (Packed) {
+      const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~static_cast<unsigned long long>(i));
+      for (; s != 0; at = (at + 1) & mask) {
+        unsigned long long seen = slots[at];  // a stale read only costs a CAS
+        if (seen == 0 && (seen = Be::atomic_cas(slots + at, 0ull, mine)) == 0) return;
+        if ((seen >> 32) == s) break;
+      }
+      if (slots[at] < mine) Be::atomic_max(slots + at, mine);  // a stale read only costs the atomic
+    } else {
+      for (; s != 0; at = (at + 1) & mask) {
+        U* k = reinterpret_cast<U*>(slots + 2 * at);
+        U seen = *k;
+        if (seen == 0) seen = Be::atomic_cas(k, U(0), s);
         if (seen == 0 || seen == s) break;
       }
+      const unsigned long long mine = ~static_cast<unsigned long long>(i);
+      unsigned long long* first = slots + 2 * at + 1;
+      if (*first < mine) Be::atomic_max(first, mine);
     }
-    const unsigned long long mine = ~static_cast<unsigned long long>(i);
-    if (first[at] < mine) Be::atomic_max(first + at, mine);  // a stale read only costs the atomic
   }
   /// The lowest index of key. @pre key was inserted.
   TILEKIT_HD count_t first_index(const T& key) const {
     const U s = stored(key);
-    unsigned long long at = s == 0 ? mask + 1 : mix64(s) & mask;
-    if (s != 0)
-      while (keys[at] != s) at = (at + 1) & mask;
-    return static_cast<count_t>(~first[at]);
+    unsigned long long at = home(s);
+    if constexpr (Packed) {
+      if (s != 0)
+        while ((slots[at] >> 32) != s) at = (at + 1) & mask;
+      return static_cast<count_t>(unsigned(~slots[at]));
+    } else {
+      if (s != 0)
+        while (*reinterpret_cast<const U*>(slots + 2 * at) != s) at = (at + 1) & mask;
+      return static_cast<count_t>(~slots[2 * at + 1]);
+    }
   }
 };
 
-template <class In>
+template <class In, bool Packed>
 struct distinct_insert_body {
   static constexpr unsigned Threads = 256;
   using T = value_of<In>;
   In in;
   count_t n;
-  key_set<T> set;
+  key_set<T, Packed> set;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -588,10 +611,10 @@ struct distinct_insert_body {
   }
 };
 
-template <class T>
+template <class T, bool Packed>
 struct keep_first_occurrence {
   static constexpr bool wants_previous = false;
-  key_set<T> set;
+  key_set<T, Packed> set;
   TILEKIT_HD bool operator()(count_t i, const T& item, const T&) const { return set.first_index(item) == i; }
 };
 
@@ -605,6 +628,40 @@ struct run_heads {  // 1 where a run of equal items begins
 
 }  // namespace detail
 
+namespace detail {
+template <bool Packed, class Launcher, class In, class Out, class NumOut>
+typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                            count_t n, Out out, NumOut num_out) {
+  using T = value_of<In>;
+  using set_t = key_set<T, Packed>;
+  const count_t items = n > 0 ? n : 0;
+  unsigned long long capacity = 64;
+  while (capacity < static_cast<unsigned long long>(items) + static_cast<unsigned long long>(items) / 2) capacity *= 2;
+  temp_carver carve(temp);
+  unsigned long long* slots = carve.take<unsigned long long>((capacity + 1) * set_t::words);
+  const std::size_t set_bytes = carve.bytes();
+  std::size_t select_bytes = 0;
+  const keep_first_occurrence<T, Packed> keep{{slots, capacity - 1}};
+  device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep, false);
+  void* select_temp = carve.take<unsigned char>(select_bytes);
+  if (temp == nullptr) {
+    temp_bytes = carve.bytes();
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
+  if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(out)))) return launcher.invalid_value;
+  if (n > 0) {
+    if (auto e = launcher.zero(temp, set_bytes); e != launcher.success) return e;  // the set comes first
+    using body_t = distinct_insert_body<In, Packed>;
+    const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
+    const count_t wanted = (n + body_t::Threads - 1) / body_t::Threads;
+    const unsigned grid = unsigned(wanted < count_t(sms) * 8 ? wanted : count_t(sms) * 8);
+    if (auto e = launcher.run(grid, body_t::Threads, body_t{in, n, keep.set}); e != launcher.success) return e;
+  }
+  return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep, false);
+}
+}  // namespace detail
+
 /// The device-wide distinct's dispatch, for any launcher. With temp == nullptr it
 /// only sets temp_bytes (for this n). Returns launcher.invalid_value, writing
 /// nothing, for n < 0, null pointers (num_out always, in and out with n > 0), or a
@@ -616,33 +673,9 @@ typename Launcher::error_type device_distinct(const Launcher& launcher, void* te
   static_assert(detail::stdx::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
                 "tilekit distinct: keys must be 4- or 8-byte integers (the hash set compares and claims keys bitwise "
                 "with one atomic compare-and-swap); map other keys to such an integer first");
-  using U = detail::key_bits_t<T>;
-  const detail::count_t items = n > 0 ? n : 0;
-  unsigned long long capacity = 64;
-  while (capacity < static_cast<unsigned long long>(items) + static_cast<unsigned long long>(items) / 2) capacity *= 2;
-  detail::temp_carver carve(temp);
-  U* keys = carve.take<U>(capacity);
-  unsigned long long* first = carve.take<unsigned long long>(capacity + 1);
-  const std::size_t set_bytes = carve.bytes();
-  std::size_t select_bytes = 0;
-  const detail::keep_first_occurrence<T> keep{{keys, first, capacity - 1}};
-  device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep, false);
-  void* select_temp = carve.take<unsigned char>(select_bytes);
-  if (temp == nullptr) {
-    temp_bytes = carve.bytes();
-    return launcher.success;
-  }
-  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
-  if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
-  if (n > 0) {
-    if (auto e = launcher.zero(temp, set_bytes); e != launcher.success) return e;  // keys and first come first
-    using body_t = detail::distinct_insert_body<In>;
-    const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
-    const detail::count_t wanted = (n + body_t::Threads - 1) / body_t::Threads;
-    const unsigned grid = unsigned(wanted < detail::count_t(sms) * 8 ? wanted : detail::count_t(sms) * 8);
-    if (auto e = launcher.run(grid, body_t::Threads, body_t{in, n, keep.set}); e != launcher.success) return e;
-  }
-  return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep, false);
+  if constexpr (sizeof(T) == 4)
+    if (n < (detail::count_t(1) << 32)) return detail::distinct_with<true>(launcher, temp, temp_bytes, in, n, out, num_out);
+  return detail::distinct_with<false>(launcher, temp, temp_bytes, in, n, out, num_out);
 }
 
 /// The device-wide unique count's dispatch (a device reduce; its temp_bytes and errors).

@@ -188,6 +188,47 @@ TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
 
 #undef TILEKIT_BLOCK_ONLY
 
+// ---- arg_min / arg_max: a reduce over (index, value) pairs ----
+
+/// An item with its index; `valid` false: no item (the identity of the arg ops).
+template <class T>
+struct arg_item {
+  std::int64_t index;
+  T value;
+  bool valid;
+};
+
+namespace detail {
+
+/// in[i] as arg_item{i, in[i]}.
+template <class In>
+struct indexed_input {
+  using T = value_of<In>;
+  In in;
+  TILEKIT_HD arg_item<T> operator[](count_t i) const { return {i, T(in[i]), true}; }
+  TILEKIT_HD arg_item<T> operator*() const { return (*this)[0]; }
+};
+
+// Where the grid reduce reads 16-byte vectors: In itself where it is an aligned
+// pointer, or the pointer an indexed_input wraps (ArgMin / ArgMax read at memory
+// speed too), each item made from its index and its value.
+template <class In>
+struct vector_source {
+  using pointer = In;
+  TILEKIT_HD static In base(const In& in) { return in; }
+  template <class V>
+  TILEKIT_HD static V item(count_t, const V& x) { return x; }
+};
+template <class P>
+struct vector_source<indexed_input<P>> {
+  using pointer = P;
+  TILEKIT_HD static P base(const indexed_input<P>& in) { return in.in; }
+  template <class V>
+  TILEKIT_HD static arg_item<V> item(count_t i, const V& x) { return {i, x, true}; }
+};
+
+}  // namespace detail
+
 // ---------------------------------------------------------------- grid level
 //
 // device_reduce(launcher, temp, temp_bytes, in, n, out, op, init): *out = init op
@@ -212,8 +253,10 @@ namespace detail {
 
 template <class In, class Tuning = reduce_tuning>
 struct reduce_shape {
-  static constexpr unsigned vec = vector_items<In>();
-  static constexpr unsigned items = vector_loadable_v<In> ? Tuning::vectors * vec : Tuning::scalar_items;
+  using source = vector_source<In>;
+  static constexpr bool vectors = vector_loadable_v<typename source::pointer>;
+  static constexpr unsigned vec = vector_items<typename source::pointer>();
+  static constexpr unsigned items = vectors ? Tuning::vectors * vec : Tuning::scalar_items;
   static constexpr count_t tile = count_t(Tuning::threads) * items;
 };
 
@@ -236,18 +279,20 @@ struct reduce_grid_body {
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD T tile_part(count_t t, unsigned rank) const {
     const count_t base = head + t * shape::tile;
-    if constexpr (vector_loadable_v<In>) {
-      using V = value_of<In>;
+    if constexpr (shape::vectors) {
+      using source = typename shape::source;
+      using V = value_of<typename source::pointer>;
       vector_of<V, shape::vec> v[reduce_tuning::vectors];
+      const count_t at = base + count_t(rank) * shape::vec;  // index of this thread's first item
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
-        v[j] = load_vector<V, shape::vec>(in + base + (count_t(j) * Threads + rank) * shape::vec);
-      T part = T(v[0].item[0]);
+        v[j] = load_vector<V, shape::vec>(source::base(in) + at + count_t(j) * Threads * shape::vec);
+      T part = T(source::item(at, v[0].item[0]));
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
         TILEKIT_UNROLL
         for (unsigned i = 0; i < shape::vec; ++i)
-          if (j + i > 0) part = op(part, T(v[j].item[i]));
+          if (j + i > 0) part = op(part, T(source::item(at + count_t(j) * Threads * shape::vec + i, v[j].item[i])));
       return part;
     } else {
       T part = T(in[base + rank]);
@@ -313,29 +358,6 @@ struct reduce_grid_body {
   }
 };
 
-}  // namespace detail
-
-// ---- arg_min / arg_max: a reduce over (index, value) pairs ----
-
-/// An item with its index; `valid` false: no item (the identity of the arg ops).
-template <class T>
-struct arg_item {
-  std::int64_t index;
-  T value;
-  bool valid;
-};
-
-namespace detail {
-
-/// in[i] as arg_item{i, in[i]}.
-template <class In>
-struct indexed_input {
-  using T = value_of<In>;
-  In in;
-  TILEKIT_HD arg_item<T> operator[](count_t i) const { return {i, T(in[i]), true}; }
-  TILEKIT_HD arg_item<T> operator*() const { return (*this)[0]; }
-};
-
 /// The smaller (Max: larger) value by `<`, the lower index among equals: a total
 /// order on (value, index) where `<` is one on values, so any combination order
 /// gives the same result.
@@ -390,7 +412,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   }
   if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
-  const detail::count_t head = detail::misaligned_head(in, n);
+  const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
   const detail::count_t full_tiles = (n - head) / shape::tile;
   const detail::count_t units = full_tiles + (n - full_tiles * shape::tile > 0 ? 1 : 0);
   const unsigned grid = units < detail::count_t(max_blocks) ? unsigned(units > 0 ? units : 1) : max_blocks;

@@ -517,11 +517,18 @@ struct scan_shape {
 // inclusive prefix) and a value per tile.
 //   Values of up to 4 bytes share one 64-bit word with their flag: one relaxed
 //   store publishes both, one relaxed load reads both; no fence anywhere.
+//   8-byte values: the flag and the value in one 16-byte word, published by one
+//   16-byte store and polled by one 16-byte load (see store_relaxed_pair).
 //   Larger values: a flag word and the values as 32-bit words, written before the
 //   flag is released and read after its acquire (an acquire also empties the L1,
 //   so this path costs more).
 // wait(tile, v) spins until the tile has published, sets v and returns the flag.
-template <class T, bool Packed = (sizeof(T) <= 4)>
+enum class state_layout { packed, pair, fenced };
+template <class T>
+constexpr state_layout state_layout_of() {
+  return sizeof(T) <= 4 ? state_layout::packed : sizeof(T) == 8 ? state_layout::pair : state_layout::fenced;
+}
+template <class T, state_layout Layout = state_layout_of<T>()>
 struct tile_states {
   static constexpr std::size_t flag_words = 0;   // 32-bit words of temp storage per tile: flags
   static constexpr std::size_t value_words = 2;  // and values (here one 64-bit word, flag included)
@@ -547,7 +554,32 @@ struct tile_states {
 };
 
 template <class T>
-struct tile_states<T, false> {
+struct tile_states<T, state_layout::pair> {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 4;  // one 16-byte word: the flag, then the value
+  unsigned* flags;
+  unsigned* values;  // as pairs of unsigned long long, one pair per tile (16-byte aligned)
+
+  template <class Be>
+  TILEKIT_HD void publish(count_t tile, unsigned flag, const T& v) const {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    Be::store_relaxed_pair(word(tile), flag, bits);
+  }
+  template <class Be>
+  TILEKIT_HD unsigned wait(count_t tile, T& v) const {
+    unsigned long long flag = 0, bits = 0;
+    do {
+      Be::load_relaxed_pair(word(tile), flag, bits);
+    } while (flag == 0);
+    std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
+    return static_cast<unsigned>(flag);
+  }
+  TILEKIT_HD unsigned long long* word(count_t tile) const { return reinterpret_cast<unsigned long long*>(values) + 2 * tile; }
+};
+
+template <class T>
+struct tile_states<T, state_layout::fenced> {
   static constexpr std::size_t flag_words = 1;
   static constexpr std::size_t words = (sizeof(T) + 3) / 4;
   static constexpr std::size_t value_words = 2 * words;  // aggregate, inclusive

@@ -48,6 +48,18 @@ struct gpu_backend {
   __device__ static void store_relaxed(T* address, T value) {
     cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_relaxed);
   }
+  /// A device-scope relaxed store of two 64-bit words at a 16-byte aligned address in
+  /// one 16-byte access, and the load that reads both at once. The hardware performs
+  /// an aligned 16-byte access whole (CUB's look-back relies on it too), so a poller
+  /// never sees a flag in the first word without the value in the second.
+  __device__ static void store_relaxed_pair(unsigned long long* address, unsigned long long first,
+                                            unsigned long long second) {
+    asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};" ::"l"(address), "l"(first), "l"(second) : "memory");
+  }
+  __device__ static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first,
+                                           unsigned long long& second) {
+    asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(address) : "memory");
+  }
   /// A device-scope release store.
   template <class T>
   __device__ static void store_release(T* address, T value) {

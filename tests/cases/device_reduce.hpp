@@ -87,19 +87,23 @@ void check_device_reduce_type(Op op, T init, const char* what) {
   }
 }
 
-/// arg_min (Max = false) / arg_max through the generic dispatch: the first extreme item and its index.
+/// arg_min (Max = false) / arg_max through the generic dispatch: the first extreme item and its index,
+/// over data[skip, skip + n) (skip > 0: an input that starts off a 16-byte boundary).
 template <bool Max, class T>
-void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what) {
+void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what, std::size_t skip = 0) {
   dbuf<T> in(data), value(1, poison<T>());
   dbuf<std::int64_t> index(1, poison<std::int64_t>());
-  const auto e = run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data()}, n,
+  const auto e = run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data() + skip}, n,
                                    tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
                                    tilekit::detail::arg_extremum<Max>{}, tilekit::arg_item<T>{0, T{}, false});
   T want = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   std::int64_t at = 1;  // CUB's answer for an empty input
-  for (std::int64_t i = 0; i < n; ++i)
-    if (i == 0 || (Max ? want < data[std::size_t(i)] : data[std::size_t(i)] < want)) want = data[std::size_t(i)], at = i;
-  BOOST_TEST_CONTEXT(::backend::name << (Max ? " arg_max " : " arg_min ") << what << " n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T& x = data[skip + std::size_t(i)];
+    if (i == 0 || (Max ? want < x : x < want)) want = x, at = i;
+  }
+  BOOST_TEST_CONTEXT(::backend::name << (Max ? " arg_max " : " arg_min ") << what << " n=" << n << " from item " << skip
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == ::backend::launcher().success);
     BOOST_TEST(same_value(value.to_host()[0], want), "value " << show(value.to_host()[0]) << ", want " << show(want));
     BOOST_TEST(index.to_host()[0] == at);
@@ -217,6 +221,15 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
     check_arg_extremum<true>(few, m, "int");
     check_arg_extremum<false>(zeros, m, "signed zeros");
     check_arg_extremum<true>(zeros, m, "signed zeros");
+  }
+  // Off a 16-byte boundary: the head item by item, then vectors whose indices start at the head.
+  std::vector<long long> wide(n);
+  for (auto& x : wide) x = static_cast<long long>(g());  // the extremes anywhere: every lane, vector slot and tile
+  for (std::size_t skip : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
+    check_arg_extremum<false>(few, std::int64_t(n - skip), "int", skip);
+    check_arg_extremum<true>(few, std::int64_t(n - skip), "int", skip);
+    check_arg_extremum<false>(wide, std::int64_t(n - skip), "long long", skip);
+    check_arg_extremum<true>(wide, std::int64_t(n - skip), "long long", skip);
   }
   std::vector<int> equal(n, 7);
   check_arg_extremum<false>(equal, std::int64_t(n), "all equal");

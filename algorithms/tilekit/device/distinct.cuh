@@ -3,7 +3,7 @@
 //
 //   distinct(temp, temp_bytes, in, n, out, num_out[, stream])  the distinct keys in order
 //       of first occurrence, no sorting (two launches: a hash set, then a select);
-//       keys: 4- or 8-byte integers; temp storage about 1.5-3 n x (key size + 8) bytes
+//       keys: 4- or 8-byte integers; temp storage about 1.5-3 n x 8 bytes (4-byte keys, n < 2^32), else x 16
 //   unique_count(temp, temp_bytes, in, n, out[, stream])       *out = the number of runs
 //       of equal adjacent items (what unique keeps), without writing them
 //   ... and each without (temp, temp_bytes): storage allocated in the stream.

@@ -66,6 +66,17 @@ struct backend {
     *address = value;
     written();
   }
+  /// Two 64-bit words stored / loaded as one access (a fiber switches only between them).
+  static void store_relaxed_pair(unsigned long long* address, unsigned long long first, unsigned long long second) {
+    address[0] = first;
+    address[1] = second;
+    written();
+  }
+  static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first, unsigned long long& second) {
+    detail::runtime::get().spin_point();
+    first = address[0];
+    second = address[1];
+  }
   /// A device-scope release store.
   template <class T>
   static void store_release(T* address, T value) {
