@@ -194,6 +194,7 @@ struct select_grid_body {
   struct shared_t {
     unsigned warp_counts[Warps];
     count_t tile_prefix;
+    raw_slots<T, Warps * warp_items> staged;  // per warp: kept items from the front, rejected from the back
   };
   In in;
   count_t n;
@@ -260,18 +261,31 @@ struct select_grid_body {
       if (lane == 0) shared.tile_prefix = p;
     }
     block.sync();
-    count_t rank = shared.tile_prefix + before_warp;  // kept items before this warp's current row
+    // The warp's kept items go to shared memory in order from the front, its rejected
+    // ones (partition) from the back; then each kind is written as one contiguous run
+    // (coalesced stores, not one scattered store per item).
+    const unsigned slot0 = w * unsigned(warp_items);
+    unsigned local = 0;  // kept items of this warp before the current row
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t at = stretch + count_t(r) * row_items + count_t(lane) * V;
-      count_t mine = rank + below[r];  // kept items before this lane's first item
+      unsigned mine = local + below[r];  // kept items of this warp before this lane's first item in the row
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const count_t i = at + j;
-        if (kept[r][j]) out[mine++] = items[r][j];
-        else if (partition && i < n) out[n - 1 - (i - mine)] = items[r][j];  // i - mine items were rejected before it
+        const unsigned offset = r * unsigned(row_items) + lane * V + j;  // the item's place in the warp's stretch
+        if (kept[r][j]) shared.staged[slot0 + mine++] = items[r][j];
+        else if (partition && stretch + offset < n)  // offset - mine items of the stretch were rejected before it
+          shared.staged[slot0 + unsigned(warp_items) - 1 - (offset - mine)] = items[r][j];
       }
-      rank += row_count[r];
+      local += row_count[r];
+    }
+    warp.sync();
+    const count_t kept_before = shared.tile_prefix + before_warp;
+    for (unsigned k = lane; k < count; k += 32) out[kept_before + k] = shared.staged[slot0 + k];
+    if (partition && stretch < n) {
+      const unsigned valid = n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
+      const count_t rejected_before = stretch - kept_before;
+      for (unsigned k = lane; k < valid - count; k += 32)
+        out[n - 1 - (rejected_before + k)] = shared.staged[slot0 + unsigned(warp_items) - 1 - k];
     }
     // The last tile knows the total.
     if (base + tile_items >= n && block.thread_rank() == 0) *num_out = shared.tile_prefix + tile_count;

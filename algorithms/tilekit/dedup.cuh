@@ -313,10 +313,13 @@ struct rle_grid_body {
   static constexpr unsigned V = vector_items<In>();                             // items per lane in a row
   static constexpr unsigned R = vector_loadable_v<In> ? (V >= 16 ? 1 : 16 / V) : 8;  // rows: at most 16 items per lane
   static constexpr count_t row_items = 32 * V, warp_items = R * row_items, tile_items = Warps * warp_items;
+  using key_t = stdx::conditional_t<NonTrivial, count_t, T>;  // what keys_out receives: run offsets, or items
   struct shared_t {
     count_t emits[Warps];  // per warp: emitting items,
     count_t start[Warps];  // and its latest run head (-1: none)
     run_mark prefix;       // everything before the tile
+    raw_slots<key_t, Warps * warp_items> keys;  // per warp, its outputs in order
+    raw_slots<count_t, Warps * warp_items> lengths;
   };
   In in;
   count_t n;
@@ -415,7 +418,10 @@ struct rle_grid_body {
     }
     block.sync();
     const run_mark outside = run_mark_op{}(shared.prefix, before_warp);  // everything before this warp's stretch
-    // Pass 2: each emitting item's output slot and the latest head before it.
+    // Pass 2: each emitting item's place among the warp's outputs and the latest head
+    // before it; the outputs go to shared memory in order, then out as contiguous runs
+    // (coalesced stores, not one scattered store per output).
+    const unsigned slot0 = w * unsigned(warp_items);
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
       const count_t row = stretch + count_t(r) * row_items, at = row + count_t(lane) * V;
@@ -426,7 +432,7 @@ struct rle_grid_body {
         any_head |= heads[j];
         below += popc(warp.ballot((emit_bits >> (r * V + j)) & 1u) & lower_lanes);
       }
-      count_t rank = outside.emits + emits_before_row[r] + below;
+      unsigned e = emits_before_row[r] + below;  // this lane's first output in the warp's order
       count_t latest = (any_head & lower_lanes) ? row + last_head(heads, any_head & lower_lanes)
                        : head_before_row[r] >= 0 ? head_before_row[r]
                                                  : outside.start;
@@ -435,16 +441,23 @@ struct rle_grid_body {
         const count_t i = at + j;
         if ((emit_bits >> (r * V + j)) & 1u) {
           if constexpr (NonTrivial) {  // a long run ends here; it began at the latest head
-            keys_out[rank] = latest;
-            lengths_out[rank] = i - latest + 1;
-          } else {  // a run begins here; the previous one ended just before
-            keys_out[rank] = items[r][j];
-            if (rank > 0) lengths_out[rank - 1] = i - latest;
+            shared.keys[slot0 + e] = latest;
+            shared.lengths[slot0 + e] = i - latest + 1;
+          } else {  // a run begins here; the previous one (output e - 1) ended just before
+            shared.keys[slot0 + e] = items[r][j];
+            shared.lengths[slot0 + e] = i - latest;
           }
-          ++rank;
+          ++e;
         }
         if ((head_bits >> (r * V + j)) & 1u) latest = i;
       }
+    }
+    warp.sync();
+    for (unsigned k = lane; k < warp_emits; k += 32) {
+      const count_t rank = outside.emits + k;
+      keys_out[rank] = shared.keys[slot0 + k];
+      if constexpr (NonTrivial) lengths_out[rank] = shared.lengths[slot0 + k];
+      else if (rank > 0) lengths_out[rank - 1] = shared.lengths[slot0 + k];
     }
     if (base + tile_items >= n && block.thread_rank() == 0) {  // the last tile: the totals
       const run_mark all = run_mark_op{}(shared.prefix, tile_total);

@@ -203,10 +203,19 @@ struct histogram_tuning {
 
 namespace detail {
 
+// 1-byte integer samples are binned through a table of their 256 values' bins in
+// shared memory (one shared load per sample instead of the binning arithmetic).
+template <class Sample>
+inline constexpr bool byte_samples_v =
+    sizeof(Sample) == 1 && stdx::is_integral<Sample>::value && !stdx::is_same<Sample, bool>::value;
+
 template <class In, class Counter, class Binner>
 struct histogram_grid_body {
   static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
   static constexpr unsigned VN = vector_items<In>(), U = histogram_tuning::vectors;
+  using Sample = value_of<In>;
+  static constexpr unsigned table_slots = byte_samples_v<Sample> ? 256 : 0;  // ints before the counters
+  TILEKIT_HD static std::size_t shared_bytes(int bins) { return table_slots * sizeof(int) + std::size_t(bins) * sizeof(Counter); }
   In in;
   count_t n;
   Counter* counters;  // global, zeroed
@@ -223,10 +232,16 @@ struct histogram_grid_body {
     const unsigned rank = block.thread_rank();
     if (privatise) {
       using be = typename decltype(block)::backend;
-      Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
-      histogram_init(block, local, unsigned(bins));
+      unsigned char* raw = ctx.template shared_array<unsigned char>(shared_bytes(bins));
+      int* table = reinterpret_cast<int*>(raw);
+      Counter* local = reinterpret_cast<Counter*>(raw + table_slots * sizeof(int));
+      if constexpr (table_slots > 0)
+        for (unsigned v = rank; v < table_slots; v += Threads) table[v] = binner(static_cast<Sample>(v));
+      histogram_init(block, local, unsigned(bins));  // its block.sync() publishes the table too
       auto count = [&](const auto& sample) {
-        const int bin = binner(sample);
+        int bin;
+        if constexpr (table_slots > 0) bin = table[static_cast<unsigned char>(sample)];
+        else bin = binner(sample);
         if (bin >= 0) be::atomic_add(local + bin, Counter(1));
       };
       // Item by item: the samples before the first 16-byte boundary and after the
@@ -293,7 +308,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
   if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
   if (n == 0) return launcher.success;
-  const std::size_t shared_bytes = std::size_t(bins) * sizeof(Counter);
+  const std::size_t shared_bytes = body_t::shared_bytes(bins);
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
   const detail::count_t per_block = detail::count_t(body_t::Threads) * body_t::K;

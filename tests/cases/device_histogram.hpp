@@ -1,5 +1,5 @@
 // Device-wide histograms, written once for both backends through
-// tilekit::device_histogram: even bins over uint8 / int32 / float samples,
+// tilekit::device_histogram: even bins over uint8 / int8 / uint16 / int32 / float samples,
 // uneven (range) bins, 1 .. 65536 bins (shared-memory counters, and global
 // counters past what shared memory holds), uniform, skewed and all-equal data,
 // samples outside the bins, invalid arguments. References: CPU counts with the
@@ -93,6 +93,9 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
     const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
     for (std::size_t offset : {0, 3})
       check_device_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s), offset);
+    // int8 samples, 11 bins over [-50, 60): the 256-value table with negative samples and samples outside the bins
+    const auto signed_bytes = histogram_samples<signed char>(n, -128, 127, s, g);
+    check_device_histogram(signed_bytes, 11, tilekit::even_bins<signed char, int>(12, -50, 60), std::string("int8 ") + name(s), 5);
     // 16-bit samples, 1000 bins over [100, 60000): a reciprocal that is not a power of two
     const auto shorts = histogram_samples<unsigned short>(n, 0, 65535, s, g);
     check_device_histogram(shorts, 1000, tilekit::even_bins<unsigned short, int>(1001, 100, 60000), std::string("uint16 ") + name(s), 1);
