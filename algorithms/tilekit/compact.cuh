@@ -61,7 +61,7 @@ TILEKIT_HD compact_result compact(const Block& block, bool keep, compact_storage
   using shape = detail::block_shape<Block::static_size>;
   const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
   unsigned local = 0;  // kept threads before this one in its warp
-  if (warp < shape::full_warps) {
+  if (detail::below(warp, shape::full_warps)) {
     const compact_result r = compact(tilekit::tiled_partition<32>(block), keep);
     local = r.rank;
     if (lane == 0) storage.counts[warp] = r.count;
@@ -69,7 +69,7 @@ TILEKIT_HD compact_result compact(const Block& block, bool keep, compact_storage
     storage.counts[shape::full_warps + lane] = keep ? 1u : 0u;
   }
   block.sync();
-  const unsigned group = warp < shape::full_warps ? warp : shape::full_warps + lane;
+  const unsigned group = detail::below(warp, shape::full_warps) ? warp : shape::full_warps + lane;
   unsigned before = 0, total = 0;
   for (unsigned i = 0; i < shape::full_warps + shape::rest; ++i) {
     if (i == group) before = total;

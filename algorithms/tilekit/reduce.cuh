@@ -120,7 +120,7 @@ TILEKIT_HD T block_reduce(const Block& block, const T& v, Op op, Slots& slots) {
     return tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);  // one warp: no shared memory
   } else {
     const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
-    if (shape::rest == 0 || warp < shape::full_warps) {
+    if (shape::rest == 0 || below(warp, shape::full_warps)) {
       const T total = tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);
       if (lane == 0) slots[warp] = total;
     } else {

@@ -245,7 +245,7 @@ TILEKIT_HD block_scan_parts<T> block_scan_warps(const Block& block, const T& v, 
   const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
   T local_inclusive = v, local_exclusive = v;
   bool has_local = lane > 0;
-  if (shape::rest == 0 || warp < shape::full_warps) {
+  if (shape::rest == 0 || below(warp, shape::full_warps)) {
     auto tile = tilekit::tiled_partition<32>(block);
     local_inclusive = tilekit::inclusive_scan(tile, v, op);
     local_exclusive = tile.shfl_up(local_inclusive, 1);
@@ -255,8 +255,8 @@ TILEKIT_HD block_scan_parts<T> block_scan_warps(const Block& block, const T& v, 
   }
   if constexpr (Threads == 32) return {local_inclusive, local_exclusive, has_local, tilekit::tiled_partition<32>(block).shfl(local_inclusive, 31)};
   block.sync();
-  const unsigned group = warp < shape::full_warps ? warp : shape::full_warps;  // slots before this thread's group
-  if (shape::rest != 0 && warp >= shape::full_warps && lane > 0) {
+  const unsigned group = below(warp, shape::full_warps) ? warp : shape::full_warps;  // slots before this thread's group
+  if (shape::rest != 0 && !below(warp, shape::full_warps) && lane > 0) {
     local_exclusive = slots[shape::full_warps];
     for (unsigned j = 1; j < lane; ++j) local_exclusive = op(local_exclusive, slots[shape::full_warps + j]);
     local_inclusive = op(local_exclusive, v);

@@ -10,6 +10,10 @@ namespace tilekit {
 
 namespace detail {
 
+/// x < bound, written so that nvcc does not warn of a pointless comparison where
+/// bound is 0 (block_shape<Threads>::full_warps of a block under 32 threads).
+TILEKIT_HD constexpr bool below(unsigned x, unsigned bound) { return x < bound; }
+
 /// The warps of a block of Threads threads: Full whole warps, then a last
 /// warp of Rest lanes when Threads is not a multiple of 32.
 template <unsigned Threads>
