@@ -380,26 +380,28 @@ class runtime {
   void warp_collective(op kind, unsigned mask, unsigned width, std::size_t bytes, bool is_signed, printer print) {
     sim_thread& t = self();
     block_state& b = *t.blk;
-    const std::string where = block_name(b) + ", warp " + std::to_string(t.warp);
+    // Built only when an error is reported: every lane passes here on every collective.
+    auto where = [&] { return block_name(b) + ", warp " + std::to_string(t.warp); };
     if (!((mask >> t.lane) & 1))
-      throw error("tilekit::sim: " + where + ": lane " + std::to_string(t.lane) + " calls " + describe(kind, mask, width) +
+      throw error("tilekit::sim: " + where() + ": lane " + std::to_string(t.lane) + " calls " + describe(kind, mask, width) +
                   ", whose mask does not include the calling lane");
     if (is_shuffle(kind) && (width == 0 || width > 32 || (width & (width - 1)) != 0))
-      throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " from lane " + std::to_string(t.lane) +
+      throw error("tilekit::sim: " + where() + ": " + describe(kind, mask, width) + " from lane " + std::to_string(t.lane) +
                   ": width must be a power of two from 1 to 32");
-    check_lanes_alive(b, t.warp, mask, kind, width, where);
 
     warp_state& w = b.warps[t.warp];
     collective* c = nullptr;
     for (auto& p : w.pending) {
       if (!(p.mask & mask)) continue;
       if (p.mask != mask || p.kind != kind || p.width != width || p.bytes != bytes)
-        throw error("tilekit::sim: " + where + ": divergent collective: lanes " + lane_list(p.arrived) + " wait in " +
+        throw error("tilekit::sim: " + where() + ": divergent collective: lanes " + lane_list(p.arrived) + " wait in " +
                     describe(p.kind, p.mask, p.width) + " while lane " + std::to_string(t.lane) + " calls " +
                     describe(kind, mask, width));
       c = &p;
     }
     if (!c) {
+      // Checked when the collective opens; a lane that exits while it is open fails in finish().
+      check_lanes_alive(b, t.warp, mask, kind, width, where);
       w.pending.push_back(collective{kind, mask, width, bytes, is_signed, print, 0});
       c = &w.pending.back();
     }
@@ -542,16 +544,17 @@ class runtime {
     ++epoch_;
   }
 
+  template <class Where>
   void check_lanes_alive(const block_state& b, unsigned warp, unsigned mask, op kind, unsigned width,
-                         const std::string& where) const {
+                         const Where& where) const {
     for (unsigned l = 0; l < 32; ++l) {
       if (!((mask >> l) & 1)) continue;
       const unsigned r = warp * 32 + l;
       if (r >= b.threads.size())
-        throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
+        throw error("tilekit::sim: " + where() + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
                     ", which does not exist (the block has " + std::to_string(b.threads.size()) + " threads)");
       if (b.threads[r].st == sim_thread::state::done)
-        throw error("tilekit::sim: " + where + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
+        throw error("tilekit::sim: " + where() + ": " + describe(kind, mask, width) + " names lane " + std::to_string(l) +
                     ", which has exited");
     }
   }
@@ -612,7 +615,7 @@ class runtime {
   // Computes every lane's result of a collective whose lanes have all arrived.
   void complete(block_state& b, unsigned warp, const collective& c) {
     auto lane_thread = [&](unsigned l) -> sim_thread& { return b.threads[warp * 32 + l]; };
-    const std::string where = block_name(b) + ", warp " + std::to_string(warp);
+    auto where = [&] { return block_name(b) + ", warp " + std::to_string(warp); };
     if (is_shuffle(c.kind)) {
       // PTX shfl.sync: c = ((32 - width) << 8) | clamp, clamp = 0 for up, 31 otherwise.
       // The lane / delta / lane-mask operand counts modulo 32 (seen on the H200:
@@ -636,7 +639,7 @@ class runtime {
         if (!in_range) j = l;
         const unsigned src = static_cast<unsigned>(j);
         if (!((c.mask >> src) & 1))
-          throw error("tilekit::sim: " + where + ": lane " + std::to_string(l) + " reads lane " + std::to_string(src) +
+          throw error("tilekit::sim: " + where() + ": lane " + std::to_string(l) + " reads lane " + std::to_string(src) +
                       " in " + describe(c.kind, c.mask, c.width) +
                       ", but that lane is not in the mask (inactive): the value would be undefined");
         io.src = src;
