@@ -91,16 +91,11 @@ struct block_reduce_body {
   }
 };
 
-template <class B, unsigned Threads, int K, class T, class Op>
-void check_block_reduce(unsigned valid_items, extent shape = {}) {
-  auto g = rng_for(next_salt());
-  const unsigned blocks = 3;
-  const std::size_t n = std::size_t(blocks) * Threads;
-  const std::vector<T> in = block_data<T>(n * K, g);
-  buf<T> d_in(in), d_out(2 * n, poison<T>());
-  B::run(blocks, block_dims<B, Threads>(shape), block_reduce_body<Threads, K, T, Op>{d_in.data(), d_out.data(), valid_items},
-         sizeof(tilekit::reduce_storage<T, Threads>));
-  const auto out = d_out.to_host();
+// The checks take the block size and items per thread at run time: one instantiation
+// per type and operator, not per shape.
+template <class B, class T, class Op>
+void verify_block_reduce(unsigned Threads, int K, unsigned blocks, unsigned valid_items, extent shape,
+                         const std::vector<T>& in, const std::vector<T>& out) {
   BOOST_TEST_CONTEXT(B::name << " block<" << Threads << ">" << shape_name(shape) << " reduce " << type_name<T>() << " " << op_name<Op>() << " x" << K
                              << " valid_items " << valid_items << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
@@ -123,6 +118,18 @@ void check_block_reduce(unsigned valid_items, extent shape = {}) {
     }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <class B, unsigned Threads, int K, class T, class Op>
+void check_block_reduce(unsigned valid_items, extent shape = {}) {
+  auto g = rng_for(next_salt());
+  const unsigned blocks = 3;
+  const std::size_t n = std::size_t(blocks) * Threads;
+  const std::vector<T> in = block_data<T>(n * K, g);
+  buf<T> d_in(in), d_out(2 * n, poison<T>());
+  B::run(blocks, block_dims<B, Threads>(shape), block_reduce_body<Threads, K, T, Op>{d_in.data(), d_out.data(), valid_items},
+         sizeof(tilekit::reduce_storage<T, Threads>));
+  verify_block_reduce<B, T, Op>(Threads, K, blocks, valid_items, shape, in, d_out.to_host());
 }
 
 // ---------------------------------------------------------------- scan
@@ -183,20 +190,10 @@ struct block_scan_body {
   }
 };
 
-template <class B, unsigned Threads, int K, class T, class Op,
-          tilekit::block_scan_algorithm A = tilekit::default_block_scan_algorithm>
-void check_block_scan(unsigned valid_items, extent shape = {}) {
-  auto g = rng_for(next_salt());
-  const unsigned blocks = 3;
-  const std::size_t n = std::size_t(blocks) * Threads;
-  const std::vector<T> in = block_data<T>(n * K, g);
-  const T init = random_value<T>(g);
-  buf<T> d_in(in), d_items(4 * K * n, poison<T>()), d_totals(7 * n, poison<T>());
-  B::run(blocks, block_dims<B, Threads>(shape),
-         block_scan_body<Threads, K, T, Op, A>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
-         sizeof(tilekit::scan_storage<T, Threads, A>));
-  const auto items = d_items.to_host();
-  const auto totals = d_totals.to_host();
+template <class B, class T, class Op>
+void verify_block_scan(unsigned Threads, int K, tilekit::block_scan_algorithm A, unsigned blocks, unsigned valid_items,
+                       extent shape, const std::vector<T>& in, const T& init, const std::vector<T>& items,
+                       const std::vector<T>& totals) {
   BOOST_TEST_CONTEXT(B::name << " block<" << Threads << ">" << shape_name(shape) << " scan (" << algorithm_name(A) << ") "
                              << type_name<T>() << " " << op_name<Op>() << " x" << K
                              << " valid_items " << valid_items << ", TILEKIT_TEST_SEED=" << base_seed()) {
@@ -239,7 +236,7 @@ void check_block_scan(unsigned valid_items, extent shape = {}) {
         expect(a[1], aggregate, sc, "exclusive aggregate at " + where_in(b, r));
         expect(a[2], partial_aggregate, sc, "inclusive(valid_items) aggregate at " + where_in(b, r));
         expect(a[3], partial_aggregate, sc, "exclusive(valid_items) aggregate at " + where_in(b, r));
-        if constexpr (K == 1) {
+        if (K == 1) {
           expect(a[4], inc[r], scale[r], "scalar inclusive at " + where_in(b, r));
           expect(a[5], exc[r], scale[r], "exclusive_scan_aggregate value at " + where_in(b, r));
           expect(a[6], aggregate, sc, "exclusive_scan_aggregate aggregate at " + where_in(b, r));
@@ -248,6 +245,21 @@ void check_block_scan(unsigned valid_items, extent shape = {}) {
     }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <class B, unsigned Threads, int K, class T, class Op,
+          tilekit::block_scan_algorithm A = tilekit::default_block_scan_algorithm>
+void check_block_scan(unsigned valid_items, extent shape = {}) {
+  auto g = rng_for(next_salt());
+  const unsigned blocks = 3;
+  const std::size_t n = std::size_t(blocks) * Threads;
+  const std::vector<T> in = block_data<T>(n * K, g);
+  const T init = random_value<T>(g);
+  buf<T> d_in(in), d_items(4 * K * n, poison<T>()), d_totals(7 * n, poison<T>());
+  B::run(blocks, block_dims<B, Threads>(shape),
+         block_scan_body<Threads, K, T, Op, A>{d_in.data(), init, valid_items, d_items.data(), d_totals.data()},
+         sizeof(tilekit::scan_storage<T, Threads, A>));
+  verify_block_scan<B, T, Op>(Threads, K, A, blocks, valid_items, shape, in, init, d_items.to_host(), d_totals.to_host());
 }
 
 // The running-prefix callback: every block seeds its scan with 1000 * block + 7.

@@ -32,14 +32,12 @@ struct reduce_body {
   }
 };
 
-template <class B, unsigned N, class T, class Op>
-void check_reduce_values(const std::vector<T>& in, const std::vector<T>& items, const std::string& label) {
+// The check takes the tile size at run time: one instantiation per type and operator, not per size.
+template <class B, class T, class Op>
+void verify_reduce_values(unsigned N, const std::vector<T>& in, const std::vector<T>& items, const std::vector<T>& out,
+                          const std::string& label) {
   const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
   const std::size_t n = std::size_t(blocks) * threads;
-  typename B::template buffer<T> d_in(in), d_items(items), d_out(3 * n, poison<T>());
-  B::run(blocks, threads, reduce_body<N, T, Op>{d_in.data(), d_items.data(), d_out.data(), n});
-  const std::vector<T> out = d_out.to_host();
-
   BOOST_TEST_CONTEXT(B::name << " tile<" << N << "> " << type_name<T>() << " " << op_name<Op>() << " " << label
                              << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
@@ -68,6 +66,15 @@ void check_reduce_values(const std::vector<T>& in, const std::vector<T>& items, 
     }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <class B, unsigned N, class T, class Op>
+void check_reduce_values(const std::vector<T>& in, const std::vector<T>& items, const std::string& label) {
+  const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
+  const std::size_t n = std::size_t(blocks) * threads;
+  typename B::template buffer<T> d_in(in), d_items(items), d_out(3 * n, poison<T>());
+  B::run(blocks, threads, reduce_body<N, T, Op>{d_in.data(), d_items.data(), d_out.data(), n});
+  verify_reduce_values<B, T, Op>(N, in, items, d_out.to_host(), label);
 }
 
 template <class B, unsigned N, class T, class Op>

@@ -48,15 +48,12 @@ struct scan_body {
   }
 };
 
-template <class B, unsigned N, class T, class Op>
-void check_scan_values(const std::vector<T>& in, const std::vector<T>& items, const T& init, const std::string& label) {
+// The check takes the tile size at run time: one instantiation per type and operator, not per size.
+template <class B, class T, class Op>
+void verify_scan_values(unsigned N, const std::vector<T>& in, const std::vector<T>& items, const T& init,
+                        const std::vector<T>& out, const std::string& label) {
   const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
   const std::size_t n = std::size_t(blocks) * threads;
-  const std::size_t out_size = (scan_outputs + 2 * scan_items) * n;
-  typename B::template buffer<T> d_in(in), d_items(items), d_out(out_size, poison<T>());
-  B::run(blocks, threads, scan_body<N, T, Op>{d_in.data(), d_items.data(), init, d_out.data(), n});
-  const std::vector<T> out = d_out.to_host();
-
   BOOST_TEST_CONTEXT(B::name << " tile<" << N << "> " << type_name<T>() << " " << op_name<Op>() << " " << label
                              << ", TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
@@ -107,6 +104,16 @@ void check_scan_values(const std::vector<T>& in, const std::vector<T>& items, co
     }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <class B, unsigned N, class T, class Op>
+void check_scan_values(const std::vector<T>& in, const std::vector<T>& items, const T& init, const std::string& label) {
+  const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
+  const std::size_t n = std::size_t(blocks) * threads;
+  const std::size_t out_size = (scan_outputs + 2 * scan_items) * n;
+  typename B::template buffer<T> d_in(in), d_items(items), d_out(out_size, poison<T>());
+  B::run(blocks, threads, scan_body<N, T, Op>{d_in.data(), d_items.data(), init, d_out.data(), n});
+  verify_scan_values<B, T, Op>(N, in, items, init, d_out.to_host(), label);
 }
 
 template <class B, unsigned N, class T, class Op>

@@ -1,7 +1,7 @@
 # Builds the tile tour for the other targets tilekit promises: C++20 as well as
 # C++17, and (where CUDA is there) sm_75 and sm_80 besides the default sm_90.
 # (CUDA 13 removed sm_70, so sm_75 is the oldest target it can build.)
-#   -DCXX=<c++> [-DCUDA=<nvcc>] -DSOURCE_DIR -DWORK_DIR [-DBOOST_INCLUDE]
+#   -DCXX=<c++> [-DCUDA=<nvcc>] [-DCOMPILE_ONLY=ON] -DSOURCE_DIR -DWORK_DIR [-DBOOST_INCLUDE]
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(includes -I${SOURCE_DIR}/include -I${SOURCE_DIR}/algorithms)
 if(BOOST_INCLUDE)
@@ -19,10 +19,18 @@ endfunction()
 
 must_build("simulator, C++20" ${CXX} -std=c++20 ${includes} -fsyntax-only ${SOURCE_DIR}/examples/tile_tour.cpp)
 if(CUDA)
+  # COMPILE_ONLY (CI without a GPU): PTX for each architecture, no optimiser, as the main build.
+  if(COMPILE_ONLY)
+    set(arch_flag -arch=compute_)
+    set(opt -O0 -Xcicc -O0)
+  else()
+    set(arch_flag -arch=sm_)
+    set(opt)
+  endif()
   foreach(arch 75 80 90)
-    must_build("GPU, C++17, sm_${arch}" ${CUDA} -std=c++17 -arch=sm_${arch} ${includes} -c
+    must_build("GPU, C++17, ${arch_flag}${arch}" ${CUDA} -std=c++17 ${arch_flag}${arch} ${opt} ${includes} -c
                ${SOURCE_DIR}/examples/tile_tour.cu -o ${WORK_DIR}/tour_sm${arch}.o)
   endforeach()
-  must_build("GPU, C++20, sm_90" ${CUDA} -std=c++20 -arch=sm_90 ${includes} -c ${SOURCE_DIR}/examples/tile_tour.cu
-             -o ${WORK_DIR}/tour_cxx20.o)
+  must_build("GPU, C++20, ${arch_flag}90" ${CUDA} -std=c++20 ${arch_flag}90 ${opt} ${includes} -c
+             ${SOURCE_DIR}/examples/tile_tour.cu -o ${WORK_DIR}/tour_cxx20.o)
 endif()
