@@ -96,7 +96,7 @@ int main() {
   errors += block_out != 2016;
   std::printf("\n   block total %d\n", block_out);
 
-  std::printf("\n== grid level: the device reduce of 100000 items (i %% 100) in one launch: every block folds its\n"
+  std::printf("\n== device level: the device reduce of 100000 items (i %% 100) in one launch: every block folds its\n"
               "   tiles and publishes a total; the last block to finish adds the totals in block order\n");
   std::vector<int> in(100000);
   long long want = 0;
@@ -221,7 +221,7 @@ int main() {
   errors += got_tk != want;
   errors += got_cub != want;
   const double gbps = double(n) * sizeof(int) / 1e6;
-  std::printf("\n== grid level: device reduce of 2^26 int32 into int64 (L2 warm after the first run)\n");
+  std::printf("\n== device level: device reduce of 2^26 int32 into int64 (L2 warm after the first run)\n");
   std::printf("   tilekit (one launch) %.1f us, %.0f GB/s; CUB (two launches) %.1f us, %.0f GB/s\n", t_tk * 1e3, gbps / t_tk,
               t_cub * 1e3, gbps / t_cub);
   std::printf("   at this size both stream at memory speed: the tile and block steps are a small share of the time,\n"

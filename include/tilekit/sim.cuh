@@ -8,12 +8,25 @@
 // on the GPU. See tilekit/sim/intrinsics.hpp for the lane semantics and the
 // misuse the simulator reports as tilekit::sim::error.
 #pragma once
-#include <tilekit/config.hpp>
-#include <tilekit/operators.hpp>
+#include <tilekit/core/config.hpp>
+#include <tilekit/core/operators.hpp>
 #include <tilekit/sim/groups.hpp>
 
-#include <tilekit/reduce.cuh>
-#include <tilekit/scan.cuh>
-#include <tilekit/compact.cuh>
-#include <tilekit/histogram.cuh>
-#include <tilekit/dedup.cuh>
+#include <tilekit/block/compact.cuh>
+#include <tilekit/block/dedup.cuh>
+#include <tilekit/block/histogram.cuh>
+#include <tilekit/block/reduce.cuh>
+#include <tilekit/block/scan.cuh>
+#include <tilekit/tile/compact.cuh>
+#include <tilekit/tile/dedup.cuh>
+#include <tilekit/tile/histogram.cuh>
+#include <tilekit/tile/reduce.cuh>
+#include <tilekit/tile/scan.cuh>
+// The device level's kernels and dispatch (tilekit::device_scan(launcher, ...) etc.),
+// run by a tilekit::sim::launcher.
+#include <tilekit/device/distinct.cuh>
+#include <tilekit/device/histogram.cuh>
+#include <tilekit/device/reduce.cuh>
+#include <tilekit/device/run_length_encode.cuh>
+#include <tilekit/device/scan.cuh>
+#include <tilekit/device/select.cuh>

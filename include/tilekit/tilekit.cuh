@@ -1,12 +1,19 @@
-// tilekit/tilekit.cuh - everything on the GPU side: groups, launch, and the algorithms.
+// tilekit/tilekit.cuh - the GPU side in one include: the groups, launch, and the
+// tile and block levels of the five algorithms. The device level (kernels of
+// their own) is one header per algorithm: tilekit/device/*.cuh.
 #pragma once
-#include <tilekit/config.hpp>
-#include <tilekit/operators.hpp>
-#include <tilekit/groups.cuh>
-#include <tilekit/launch.cuh>
+#include <tilekit/core/config.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/gpu/groups.cuh>
+#include <tilekit/gpu/launch.cuh>
 
-#include <tilekit/reduce.cuh>
-#include <tilekit/scan.cuh>
-#include <tilekit/compact.cuh>
-#include <tilekit/histogram.cuh>
-#include <tilekit/dedup.cuh>
+#include <tilekit/block/compact.cuh>
+#include <tilekit/block/dedup.cuh>
+#include <tilekit/block/histogram.cuh>
+#include <tilekit/block/reduce.cuh>
+#include <tilekit/block/scan.cuh>
+#include <tilekit/tile/compact.cuh>
+#include <tilekit/tile/dedup.cuh>
+#include <tilekit/tile/histogram.cuh>
+#include <tilekit/tile/reduce.cuh>
+#include <tilekit/tile/scan.cuh>

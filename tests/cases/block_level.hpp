@@ -8,11 +8,11 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/compact.cuh>
-#include <tilekit/dedup.cuh>
-#include <tilekit/histogram.cuh>
-#include <tilekit/reduce.cuh>
-#include <tilekit/scan.cuh>
+#include <tilekit/block/compact.cuh>
+#include <tilekit/block/dedup.cuh>
+#include <tilekit/block/histogram.cuh>
+#include <tilekit/block/reduce.cuh>
+#include <tilekit/block/scan.cuh>
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 // sides share: the case description, the generator, and the kernel body,
 // written against an `Ops` adapter (CUDA intrinsics or tilekit::sim's).
 #pragma once
-#include <tilekit/config.hpp>
+#include <tilekit/core/config.hpp>
 
 #include <cstdint>
 #include <vector>

@@ -6,7 +6,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/dedup.cuh>
+#include <tilekit/device/distinct.cuh>
 
 #include <unordered_set>
 

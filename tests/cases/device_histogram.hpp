@@ -8,7 +8,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/histogram.cuh>
+#include <tilekit/device/histogram.cuh>
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/reduce.cuh>
+#include <tilekit/device/reduce.cuh>
 
 #include <cmath>
 #include <limits>
@@ -56,7 +56,7 @@ template <class T, class Op>
 void check_device_reduce_type(Op op, T init, const char* what) {
   auto g = rng_for(next_salt());
   const std::size_t max_n = ::backend::device_max_items();
-  const std::int64_t tile = tilekit::detail::reduce_shape<const T*>::tile;
+  const std::int64_t tile = tilekit::detail::reduce_shape<const T*>::chunk;
   std::vector<T> data = random_vector<T>(max_n + 8, g);
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4)
     for (auto& x : data) x = static_cast<T>(x % 1000);  // sums stay far from overflow

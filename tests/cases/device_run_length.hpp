@@ -7,7 +7,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/dedup.cuh>
+#include <tilekit/device/run_length_encode.cuh>
 
 namespace tk_test {
 
@@ -48,7 +48,7 @@ void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
   const auto launcher = ::backend::launcher();
   auto encode = [&](void* temp, std::size_t& bytes) {
     if constexpr (General)
-      return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::tile_states<tilekit::detail::run_mark>>(
+      return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::chunk_states<tilekit::detail::run_mark>>(
           launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(), lengths.data(), runs.data());
     else
       return tilekit::device_run_length_encode<NonTrivial>(launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(),
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
   const std::size_t tile = std::size_t(
-      tilekit::detail::rle_grid_body<false, const int*, int*, int*, int*, tilekit::detail::run_mark_states>::tile_items);
+      tilekit::detail::rle_kernel<false, const int*, int*, int*, int*, tilekit::detail::run_mark_states>::chunk_items);
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), tile - 1, tile + 1, 5 * tile, ::backend::device_max_items() - 7}) {
     for (run_shape s : {run_shape::random_short, run_shape::random_long, run_shape::all_equal, run_shape::all_distinct}) {
       check_run_length<false>(n, s, g);

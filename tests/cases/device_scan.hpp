@@ -7,7 +7,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/scan.cuh>
+#include <tilekit/device/scan.cuh>
 
 #include <cmath>
 
@@ -64,7 +64,7 @@ template <class T, class Op>
 void check_device_scan_type(Op op, const char* what) {
   auto g = rng_for(next_salt());
   const std::size_t max_n = std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 22);
-  const std::int64_t tile = tilekit::detail::scan_shape<const T*, T>::tile;
+  const std::int64_t tile = tilekit::detail::scan_shape<const T*, T>::chunk;
   std::vector<T> data = random_vector<T>(max_n + 8, g);
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4)
     for (auto& x : data) x = static_cast<T>(x % 1000);

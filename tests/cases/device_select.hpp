@@ -11,7 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <tilekit/compact.cuh>
+#include <tilekit/device/select.cuh>
 
 namespace tk_test {
 
@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_SUITE(device_select)
 BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const std::int64_t tile = tilekit::detail::select_grid_body<const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::tile_items;
+  const std::int64_t tile = tilekit::detail::select_kernel<const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(33), tile - 1, tile, tile + 1, 37 * tile + 11, max_n - 5}) {
     for (int threshold : {0, 10, 500, 1000}) {  // 0%, 1%, 50%, 100% kept

@@ -23,6 +23,8 @@ struct shuffle_body {
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.block();
     auto tile = tilekit::tiled_partition<N>(block);
+    // The size is a constant expression in device code too.
+    static_assert(decltype(tile)::size() == N && decltype(tile)::num_threads() == N, "tile<N>::size()");
     if (tile_inactive(tile.meta_group_rank(), block.group_index().x)) return;
     const std::size_t i = std::size_t(block.group_index().x) * block.num_threads() + block.thread_rank();
     for (unsigned a = 0; a < args; ++a) {

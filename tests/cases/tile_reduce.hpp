@@ -3,7 +3,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/reduce.cuh>
+#include <tilekit/tile/reduce.cuh>
 
 namespace tk_test {
 

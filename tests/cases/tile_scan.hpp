@@ -3,7 +3,7 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/scan.cuh>
+#include <tilekit/tile/scan.cuh>
 
 namespace tk_test {
 

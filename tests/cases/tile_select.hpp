@@ -3,9 +3,9 @@
 #pragma once
 #include "tile_common.hpp"
 
-#include <tilekit/compact.cuh>
-#include <tilekit/dedup.cuh>
-#include <tilekit/histogram.cuh>
+#include <tilekit/tile/compact.cuh>
+#include <tilekit/tile/dedup.cuh>
+#include <tilekit/tile/histogram.cuh>
 
 #include <map>
 

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cuda_runtime.h>
+#include <thrust/device_ptr.h>
 
 #include <cstdlib>
 #include <vector>
@@ -88,6 +89,9 @@ struct gpu_backend {
   /// Largest inputs of the device-wide cases.
   static std::size_t device_max_items() { return std::size_t(1) << (small() ? 16 : 24); }
   static void sync() { TK_CUDA_CHECK(cudaDeviceSynchronize()); }
+  /// The pointer-like iterator the iterator tests pass (see device_iterators.hpp).
+  template <class T>
+  static thrust::device_ptr<T> pointer_like(T* p) { return thrust::device_pointer_cast(p); }
   /// 4-byte counters in the most shared memory a block can opt in to.
   static unsigned max_shared_counters() {
     int bytes = 0;

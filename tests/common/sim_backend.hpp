@@ -2,6 +2,8 @@
 #pragma once
 #include <tilekit/sim.cuh>
 
+#include <cstddef>
+#include <iterator>
 #include <vector>
 
 namespace tk_test {
@@ -17,6 +19,32 @@ class host_buffer {
 
  private:
   std::vector<T> v_;
+};
+
+/// A pointer-like iterator whose reference is a proxy (as thrust::device_ptr's is),
+/// with the iterator typedefs: what the device algorithms must read and write
+/// element by element through value_of and the proxy's conversions.
+template <class T>
+struct proxy_ref {
+  T* p;
+  operator T() const { return *p; }
+  const proxy_ref& operator=(const T& v) const {
+    *p = v;
+    return *this;
+  }
+  const proxy_ref& operator=(const proxy_ref& o) const { return *this = T(o); }
+};
+template <class T>
+struct proxy_ptr {
+  using value_type = T;
+  using reference = proxy_ref<T>;
+  using pointer = void;
+  using difference_type = std::ptrdiff_t;
+  using iterator_category = std::random_access_iterator_tag;
+  T* p;
+  reference operator*() const { return {p}; }
+  reference operator[](std::ptrdiff_t i) const { return {p + i}; }
+  proxy_ptr operator+(std::ptrdiff_t i) const { return {p + i}; }
 };
 
 struct sim_backend {
@@ -55,6 +83,9 @@ struct sim_backend {
   static bool huge_counts() { return false; }
   static std::size_t device_max_items() { return std::size_t(1) << 17; }
   static void sync() {}
+  /// The pointer-like iterator the iterator tests pass (see device_iterators.hpp).
+  template <class T>
+  static proxy_ptr<T> pointer_like(T* p) { return {p}; }
   /// 4-byte counters in the most shared memory a block can have (the H200's 227 KB here too).
   static unsigned max_shared_counters() { return 227u * 1024u / 4u; }
   static unsigned chain_blocks() { return 40; }

@@ -1,8 +1,8 @@
 // Shared by the GPU (.cu) and simulator (.cpp) test programs: seeds, random data,
 // the test types and operators, exact value comparison, poison.
 #pragma once
-#include <tilekit/config.hpp>
-#include <tilekit/operators.hpp>
+#include <tilekit/core/config.hpp>
+#include <tilekit/core/operators.hpp>
 
 #include <boost/test/unit_test.hpp>
 

@@ -3,7 +3,7 @@
 // functors count as built-in.
 #include "../common/test_support.hpp"
 
-#include <tilekit/operators.hpp>
+#include <tilekit/core/operators.hpp>
 
 #include <cmath>
 #include <limits>

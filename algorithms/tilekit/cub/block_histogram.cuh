@@ -9,8 +9,8 @@
 //
 // Differences from CUB:
 // - ALGORITHM is accepted and ignored: both enumerators add one atomic per sample to
-//   the counters (tilekit's histogram; on the H200 0.95-0.99x CUB's sort on uniform
-//   bins, where CUB's default sorts the samples first). So Composite works on counters
+//   the counters (tilekit's histogram; CUB's default sorts the samples first;
+//   perf/block_bench.cu compares the two). So Composite works on counters
 //   in shared or global memory, under either enumerator (CUB's BLOCK_HISTO_SORT adds
 //   to each counter without atomics), and it leaves `items` as they were (CUB's
 //   BLOCK_HISTO_SORT sorts them in place).
@@ -22,8 +22,8 @@
 // every sample < BINS.
 #pragma once
 #include <tilekit/cub/block_reduce.cuh>
-#include <tilekit/groups.cuh>
-#include <tilekit/histogram.cuh>
+#include <tilekit/gpu/groups.cuh>
+#include <tilekit/block/histogram.cuh>
 
 namespace tilekit::cub {
 

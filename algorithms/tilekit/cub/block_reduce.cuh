@@ -1,5 +1,5 @@
 // tilekit/cub/block_reduce.cuh - cub::BlockReduce's interface over tilekit's block
-// reduce (tilekit/reduce.cuh). The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z
+// reduce (tilekit/block/reduce.cuh). The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z
 // threads ranked row-major (x fastest), as CUB's.
 //
 // Covered (CUB's signatures, CCCL 3.0): BlockReduceAlgorithm and its three enumerators,
@@ -12,8 +12,8 @@
 //   are undefined, so this is a superset).
 // - ALGORITHM is accepted and ignored: every enumerator runs tilekit's one block
 //   reduce (whole warps reduce as tile<32>, redux.sync for 32-bit integers with a
-//   built-in operator, then one barrier; measured 1.03-1.16x CUB's default on the
-//   H200). It combines in rank order, so non-commutative operators work with every
+//   built-in operator, then one barrier; perf/block_bench.cu compares it with
+//   CUB's default). It combines in rank order, so non-commutative operators work with every
 //   enumerator (CUB's BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY requires commutativity).
 // - Floating-point sums combine in tilekit's order and may round differently.
 // - TempStorage is tilekit::reduce_storage<T, threads> (one slot per warp, plus one per
@@ -22,8 +22,8 @@
 // BLOCK_DIM_Z); 1 <= num_valid (at or above the block size: every thread counts);
 // __syncthreads() before the TempStorage is reused (as CUB).
 #pragma once
-#include <tilekit/groups.cuh>
-#include <tilekit/reduce.cuh>
+#include <tilekit/gpu/groups.cuh>
+#include <tilekit/block/reduce.cuh>
 
 namespace tilekit::cub {
 

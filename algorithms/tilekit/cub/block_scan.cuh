@@ -36,8 +36,8 @@
 #pragma once
 #include <tilekit/cub/block_reduce.cuh>
 #include <tilekit/cub/detail/collectives.hpp>
-#include <tilekit/groups.cuh>
-#include <tilekit/scan.cuh>
+#include <tilekit/gpu/groups.cuh>
+#include <tilekit/block/scan.cuh>
 
 namespace tilekit::cub {
 

@@ -1,5 +1,5 @@
 // tilekit/cub/warp_reduce.cuh - cub::WarpReduce's interface over tilekit's tile
-// reduce and scan (tilekit/reduce.cuh, tilekit/scan.cuh): logical warp i of a block
+// reduce and scan (tilekit/tile/reduce.cuh, tilekit/tile/scan.cuh): logical warp i of a block
 // is the tile<LOGICAL_WARP_THREADS> of thread ranks [i * N, (i + 1) * N), as in CUB.
 //
 // Covered (CUB's signatures, CCCL 3.0): TempStorage, WarpReduce(TempStorage&),
@@ -26,9 +26,9 @@
 // and 1 <= valid_items (at or above LOGICAL_WARP_THREADS: every lane counts).
 #pragma once
 #include <tilekit/cub/detail/collectives.hpp>
-#include <tilekit/groups.cuh>
-#include <tilekit/reduce.cuh>
-#include <tilekit/scan.cuh>
+#include <tilekit/gpu/groups.cuh>
+#include <tilekit/tile/reduce.cuh>
+#include <tilekit/tile/scan.cuh>
 
 namespace tilekit::cub {
 

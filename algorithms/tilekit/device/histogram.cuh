@@ -1,5 +1,5 @@
 // tilekit/device/histogram.cuh - device-wide histograms on the GPU, one launch
-// (see tilekit/histogram.cuh, grid level).
+// (the kernel and its dispatch below).
 //
 //   histogram_even(temp, temp_bytes, samples, n, counters, num_levels, lower, upper[, stream])
 //       num_levels - 1 bins of equal width over [lower, upper), binned as CUB's HistogramEven
@@ -7,13 +7,217 @@
 //       bin i = [levels[i], levels[i+1]); levels ascending, in device memory
 // counters[0 .. num_levels - 1) are zeroed, then counted; samples outside the
 // bins are not counted. Any bin count: shared-memory counters per block while
-// they fit (about 58K 4-byte counters on the H200), global ones beyond.
+// they fit (launcher.max_shared_bytes()), global ones beyond.
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, num_levels < 2,
 // lower >= upper, bin arithmetic that could overflow, null pointers.
 #pragma once
-#include <tilekit/device/reduce.cuh>
-#include <tilekit/histogram.cuh>
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/histogram.cuh>
 
+namespace tilekit {
+
+// The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
+//
+// device_histogram(launcher, temp, temp_bytes, samples, n, counters, binner):
+// counters[binner(x)] += 1 for every sample x with a bin (binner returns -1 for
+// none); counters[0 .. bins) are zeroed first (as CUB). One launch: while the
+// bins fit in a block's shared memory (launcher.max_shared_bytes()), every block
+// counts its share of the samples in shared counters and adds the non-zero ones
+// to the global counters; beyond that, chunks count straight into the global
+// counters, lanes with the same bin aggregated by match_any (histogram_match).
+// even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
+// HistogramEven / HistogramRange do.
+
+/// CUB's HistogramEven binning: bins of equal width over [lower, upper).
+template <class Sample, class Level>
+struct even_bins {
+  using common = detail::stdx::common_type_t<Level, Sample>;
+  // 32-bit arithmetic when sample and common type together fit, 64-bit otherwise (CUB's choice)
+  using wide = detail::stdx::conditional_t<sizeof(Sample) + sizeof(common) <= 4, std::uint32_t, std::uint64_t>;
+  common lower, upper;
+  int bins;
+  common scale;                    // floating point: bins / (upper - lower)
+  // Integers whose products (sample - lower) * bins stay below 2^32 (8- and 16-bit
+  // samples, most levels): the division by upper - lower as a multiply-high by its
+  // reciprocal (detail::divide), which gives the same bins as the division.
+  bool narrow;
+  unsigned long long reciprocal;
+
+  // a - b for integers a >= b, computed in wide (the difference of two ints can overflow int)
+  TILEKIT_HD static wide span(common a, common b) { return static_cast<wide>(static_cast<wide>(a) - static_cast<wide>(b)); }
+
+  TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
+      : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
+        reciprocal(0) {
+    if constexpr (detail::stdx::is_floating_point<common>::value) {
+      scale = common(common(num_levels - 1) / common(upper - lower));
+    } else if (upper > lower && bins > 0) {
+      const unsigned long long range = static_cast<unsigned long long>(span(upper, lower));
+      narrow = range <= (1ull << 32) / static_cast<unsigned long long>(bins);
+      if (narrow) reciprocal = detail::divide_by(range);
+    }
+  }
+  /// Whether the bin arithmetic can overflow (CUB answers cudaErrorInvalidValue then).
+  TILEKIT_HD bool may_overflow() const {
+    if constexpr (detail::stdx::is_integral<common>::value)
+      return upper > lower && span(upper, lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
+    else
+      return false;
+  }
+  TILEKIT_HD int operator()(const Sample& sample) const {
+    const common s = common(sample);
+    if (!(s >= lower && s < upper)) return -1;
+    int bin;
+    if constexpr (detail::stdx::is_floating_point<common>::value) bin = int((s - lower) * scale);
+    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(span(s, lower)) * unsigned(bins), reciprocal));
+    else bin = int((span(s, lower) * wide(bins)) / span(upper, lower));
+    return bin < bins ? bin : bins - 1;  // rounding of a float just below upper
+  }
+};
+
+/// CUB's HistogramRange binning: bin i is [levels[i], levels[i+1]); levels ascending.
+template <class Sample, class Level>
+struct range_bins {
+  const Level* levels;  // num_levels of them, readable where the kernel runs
+  int num_levels;
+  TILEKIT_HD int operator()(const Sample& sample) const {
+    int lo = 0, hi = num_levels;  // the first level greater than sample, by bisection
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (sample < levels[mid]) hi = mid;
+      else lo = mid + 1;
+    }
+    const int bin = lo - 1;
+    return bin >= 0 && bin < num_levels - 1 ? bin : -1;
+  }
+};
+
+namespace detail {
+
+// 1-byte integer samples are binned through a table of their 256 values' bins in
+// shared memory (one shared load per sample instead of the binning arithmetic).
+template <class Sample>
+inline constexpr bool byte_samples_v =
+    sizeof(Sample) == 1 && stdx::is_integral<Sample>::value && !stdx::is_same<Sample, bool>::value;
+
+template <class In, class Counter, class Binner>
+struct histogram_kernel {
+  static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
+  static constexpr unsigned per_vector = vector_items<In>(), in_flight = histogram_tuning::vectors;
+  using Sample = value_of<In>;
+  static constexpr unsigned table_slots = byte_samples_v<Sample> ? 256 : 0;  // ints before the counters
+  TILEKIT_HD static std::size_t shared_bytes(int bins) { return table_slots * sizeof(int) + std::size_t(bins) * sizeof(Counter); }
+  In in;
+  count_t n;
+  Counter* counters;  // global, zeroed
+  int bins;
+  Binner binner;
+  bool privatise;  // the bins fit in shared memory
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
+    const count_t step = blocks * Threads * K;
+    const unsigned rank = block.thread_rank();
+    if (privatise) {
+      using be = typename decltype(block)::backend;
+      unsigned char* raw = ctx.template shared_array<unsigned char>(shared_bytes(bins));
+      int* table = reinterpret_cast<int*>(raw);
+      Counter* local = reinterpret_cast<Counter*>(raw + table_slots * sizeof(int));
+      if constexpr (table_slots > 0)
+        for (unsigned v = rank; v < table_slots; v += Threads) table[v] = binner(static_cast<Sample>(v));
+      histogram_init(block, local, unsigned(bins));  // its block.sync() publishes the table too
+      auto count = [&](const auto& sample) {
+        int bin;
+        if constexpr (table_slots > 0) bin = table[static_cast<unsigned char>(sample)];
+        else bin = binner(sample);
+        if (bin >= 0) be::atomic_add(local + bin, Counter(1));
+      };
+      // Item by item: the samples before the first 16-byte boundary and after the
+      // last whole vector (all of them for inputs that are not vector-loadable).
+      count_t head = n, vectors = 0;
+      if constexpr (vector_loadable_v<In>) {
+        head = misaligned_head(in, n);
+        vectors = (n - head) / per_vector;
+        const count_t thread = b * Threads + rank, threads = blocks * Threads;
+        const auto* aligned = in + head;
+        count_t v = thread;
+        for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {  // in_flight vectors per thread
+          vector_of<value_of<In>, per_vector> x[in_flight];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<value_of<In>, per_vector>(aligned + (v + u * threads) * per_vector);
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u)
+            TILEKIT_UNROLL
+            for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
+        }
+        for (; v < vectors; v += threads) {
+          const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
+          TILEKIT_UNROLL
+          for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
+        }
+      }
+      const count_t tail_from = head + vectors * per_vector, scalar_items = head + (n - tail_from);
+      for (count_t base = b * Threads * K; base < scalar_items; base += step) {
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < K; ++k) {
+          const count_t j = base + count_t(k) * Threads + rank;
+          if (j < scalar_items) count(in[j < head ? j : tail_from + (j - head)]);
+        }
+      }
+      histogram_merge(block, local, counters, unsigned(bins));
+    } else {
+      auto warp = tilekit::tiled_partition<32>(block);
+      for (count_t base = b * Threads * K; base < n; base += step) {  // every thread runs the same trips
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < K; ++k) {
+          const count_t i = base + count_t(k) * Threads + rank;
+          const int bin = i < n ? binner(in[i]) : -1;
+          histogram_match(warp, bin, counters, bin >= 0);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
+/// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
+/// protocol expects a size). Returns launcher.invalid_value, writing nothing, for
+/// n < 0, bins < 1, a null counters pointer, or a null sample pointer with n > 0.
+template <class Launcher, class In, class Counter, class Binner>
+typename Launcher::error_type device_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                               detail::count_t n, Counter* counters, int bins, Binner binner) {
+  if constexpr (detail::wraps_pointer_v<In>)  // thrust::device_ptr: read it as its pointer
+    return device_histogram(launcher, temp, temp_bytes, detail::unwrap(in), n, counters, bins, binner);
+  using body_t = detail::histogram_kernel<In, Counter, Binner>;
+  if (temp == nullptr) {
+    temp_bytes = 1;
+    return launcher.success;
+  }
+  if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
+  if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
+  if (n == 0) return launcher.success;
+  const std::size_t shared_bytes = body_t::shared_bytes(bins);
+  const bool privatise = shared_bytes <= launcher.max_shared_bytes();
+  const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
+  const detail::count_t per_block = detail::count_t(body_t::Threads) * body_t::K;
+  const detail::count_t wanted = (n + per_block - 1) / per_block;
+  const detail::count_t most = detail::count_t(sms) * histogram_tuning::blocks_per_sm;
+  const unsigned grid = unsigned(wanted < most ? wanted : most);
+  return launcher.run(grid, body_t::Threads, body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
+}
+
+}  // namespace tilekit
+
+// ---------------------------------------------------------------- GPU entry points
+#if defined(__CUDACC__)
 namespace tilekit::device {
 
 template <class In, class Counter, class Level>
@@ -35,3 +239,4 @@ cudaError_t histogram_range(void* temp, std::size_t& temp_bytes, In samples, std
 }
 
 }  // namespace tilekit::device
+#endif  // __CUDACC__

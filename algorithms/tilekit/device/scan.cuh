@@ -1,5 +1,5 @@
 // tilekit/device/scan.cuh - device-wide prefix scans on the GPU, one pass
-// (decoupled look-back; see tilekit/scan.cuh, grid level).
+// (decoupled look-back: the kernel and its dispatch below).
 //
 //   inclusive_scan(temp, temp_bytes, in, n, out, op[, stream])        out[i] = in[0] op .. op in[i]
 //   inclusive_scan_init(temp, temp_bytes, in, n, out, op, init[, stream])  init op in[0] .. in[i]
@@ -11,9 +11,131 @@
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, null pointers
 // with n > 0, a too small temp_bytes.
 #pragma once
-#include <tilekit/device/reduce.cuh>
-#include <tilekit/scan.cuh>
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/exchange.cuh>
+#include <tilekit/block/scan.cuh>
+#include <tilekit/device/detail/look_back.cuh>
 
+namespace tilekit {
+
+// The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
+//
+// device_scan<Inclusive>(launcher, temp, temp_bytes, in, n, out, op, init, has_init):
+// out[i] = [init op] in[0] op .. op in[i] (inclusive) or [init op] in[0] .. in[i-1]
+// (exclusive; init required) in ONE pass: one chunk per block, chained by
+// decoupled look-back. Each chunk publishes its aggregate as soon as it has it,
+// then its inclusive prefix; the first warp of the next chunks walks back over
+// those, 32 chunks at a time, to the nearest inclusive prefix. op need only be
+// associative (values meet in index order). in == out is allowed. Chunk states
+// start zeroed (a memset before the launch). The entry points are
+// tilekit::device::inclusive_scan / exclusive_scan (GPU) and this function with
+// a tilekit::sim::launcher (simulator).
+
+namespace detail {
+
+template <class In, class T>
+struct scan_shape {
+  static constexpr unsigned vec = vector_items<In>();
+  static constexpr unsigned items = vector_loadable_v<In> ? scan_tuning::vectors * vec : scan_tuning::scalar_items;
+  static constexpr count_t chunk = count_t(scan_tuning::threads) * items;
+};
+
+template <bool Inclusive, class In, class Out, class T, class Op>
+struct scan_kernel {
+  using shape = scan_shape<In, T>;
+  static constexpr unsigned Threads = scan_tuning::threads, K = shape::items;
+  using exchange = warp_transpose<K>;
+  struct shared_t {
+    scan_storage<T, Threads> scan;
+    raw_slots<T, (Threads / 32) * exchange::slots> transpose;  // per warp: its chunk's items, blocked <-> striped
+  };
+  In in;
+  Out out;
+  count_t n;
+  Op op;
+  T init;
+  bool has_init;
+  bool vector_in;  // in is 16-byte aligned: whole chunks load vectors
+  chunk_states<T> states;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
+    const count_t chunk = count_t(ctx.grid().block_rank());
+    const count_t base = chunk * shape::chunk, first = base + count_t(block.thread_rank()) * K;
+    const bool whole = n - base >= shape::chunk;
+    const unsigned warp_index = block.thread_rank() / 32;
+    const count_t warp_base = base + count_t(warp_index) * 32 * K;
+    T* slots = &shared.transpose[warp_index * exchange::slots];
+    T items[K] = {};
+    if constexpr (vector_loadable_v<In>) {
+      if (whole && vector_in) exchange::template load_vectors_to_blocked<shape::vec>(warp, in + warp_base, items, slots);
+      else load_items(items, first, base);
+    } else {
+      load_items(items, first, base);
+    }
+    look_back<decltype(block), T, Op> prefix{block, states, chunk, op, init, has_init};
+    if (chunk == 0 && !has_init) {
+      const T aggregate = tilekit::inclusive_scan(block, items, items, op, shared.scan);
+      if (block.thread_rank() == 0) states.template publish<typename decltype(block)::backend>(0, 2, aggregate);
+    } else if constexpr (Inclusive) {
+      tilekit::inclusive_scan_prefix(block, items, items, op, shared.scan, prefix);
+    } else {
+      tilekit::exclusive_scan_prefix(block, items, items, op, shared.scan, prefix);
+    }
+    // (the block scan's barriers separate the load's reads of slots from these writes)
+    exchange::store_blocked(warp, items, slots, out, warp_base, whole ? warp_base + 32 * K : n);
+  }
+
+  // Items past n copy the chunk's first: only the last chunk's aggregate sees them, and no chunk reads that.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void load_items(T (&items)[K], count_t first, count_t base) const {
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) items[k] = T(in[first + k < n ? first + k : base]);
+  }
+};
+
+}  // namespace detail
+
+/// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null input or output
+/// with n > 0, an exclusive scan without init, temp_bytes too small, or more
+/// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items).
+template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
+typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                          detail::count_t n, Out out, Op op, T init, bool has_init) {
+  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out>)  // thrust::device_ptr: read and write it as its pointer
+    return device_scan<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), op, init, has_init);
+  using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op>;
+  using shape = typename body_t::shape;
+  const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
+  const auto storage = detail::carve_chunk_states<T>(temp, chunks);
+  if (temp == nullptr) {
+    temp_bytes = storage.bytes;
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < storage.bytes || (!Inclusive && !has_init)) return launcher.invalid_value;
+  if (n == 0) return launcher.success;
+  if (detail::is_null(in) || detail::is_null(out)) return launcher.invalid_value;
+  if (chunks > 0x7fffffff) return launcher.invalid_value;  // one chunk per block: gridDim.x's limit
+  if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
+  const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::chunk) == 0;
+  return launcher.run(unsigned(chunks), body_t::Threads,
+                      body_t{in, out, n, op, init, has_init, vector_in, storage.states},
+                      sizeof(typename body_t::shared_t));
+}
+
+}  // namespace tilekit
+
+// ---------------------------------------------------------------- GPU entry points
+#if defined(__CUDACC__)
 namespace tilekit::device {
 
 template <class In, class Out, class Op>
@@ -58,3 +180,4 @@ cudaError_t exclusive_scan(In in, std::int64_t n, Out out, Op op, T init, cudaSt
 }
 
 }  // namespace tilekit::device
+#endif  // __CUDACC__

@@ -1,5 +1,5 @@
 // tilekit/device/select.cuh - device-wide stream compaction on the GPU, one pass
-// (see tilekit/compact.cuh, grid level).
+// (the kernel and its dispatch below).
 //
 //   select_if(temp, temp_bytes, in, n, out, num_out, pred[, stream])     items with pred(x), in order
 //   select_flagged(temp, temp_bytes, in, flags, n, out, num_out[, stream])  items whose flag is set
@@ -11,17 +11,198 @@
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, null pointers
 // (num_out always, in and out with n > 0), a too small temp_bytes.
 #pragma once
-#include <tilekit/compact.cuh>
-#include <tilekit/device/reduce.cuh>
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/exchange.cuh>
+#include <tilekit/device/detail/look_back.cuh>
 
-namespace tilekit::device {
+namespace tilekit {
+
+// The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
+//
+// device_select(launcher, temp, temp_bytes, in, n, out, num_out, keep, partition):
+// the items of in[0 .. n) that keep says to keep go to out[0 .. count), in order,
+// and *num_out = count; with partition, the others go to out[count .. n) in
+// REVERSE order (as cub::DevicePartition::If). One pass. Each warp owns a
+// contiguous stretch of its block's chunk and reads it in rows (a row: 32 lanes x
+// one 16-byte vector, or one item each for other inputs), so every load of a
+// warp is contiguous. A row's ranks come from ballots: an item's rank in its row
+// is the kept items of the lanes below it (popc of a ballot per vector slot) plus
+// those before it in its own vector. The warps' counts are added through shared
+// memory and the chunks' counts chained by the decoupled look-back (64-bit counts,
+// packed with their flag). keep(i, item, previous) sees the global index and, for
+// keep_unique, the item before. out must not overlap in.
 
 namespace detail {
-struct equal {
-  template <class A, class B>
-  __host__ __device__ bool operator()(const A& a, const B& b) const { return a == b; }
+
+template <class Pred>
+struct keep_if {
+  static constexpr bool wants_previous = false;
+  Pred pred;
+  template <class T>
+  TILEKIT_HD bool operator()(count_t, const T& item, const T&) const { return bool(pred(item)); }
 };
+
+template <class Flags>
+struct keep_flagged {
+  static constexpr bool wants_previous = false;
+  Flags flags;
+  template <class T>
+  TILEKIT_HD bool operator()(count_t i, const T&, const T&) const { return bool(flags[i]); }
+};
+
+template <class Eq>
+struct keep_unique {  // the first item of every run of equal items
+  static constexpr bool wants_previous = true;
+  Eq eq;
+  template <class T>
+  TILEKIT_HD bool operator()(count_t i, const T& item, const T& previous) const { return i == 0 || !eq(previous, item); }
+};
+
+template <class In, class Out, class NumOut, class Keep>
+struct select_kernel {
+  using T = value_of<In>;
+  static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
+  static constexpr unsigned V = vector_items<In>();  // items per lane in a row
+  static constexpr unsigned R = vector_loadable_v<In> ? select_tuning::vector_rows : select_tuning::scalar_rows;
+  using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
+  static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
+  struct shared_t {
+    unsigned warp_counts[Warps];
+    count_t chunk_prefix;
+    raw_slots<T, Warps * warp_items> staged;  // per warp: kept items from the front, rejected from the back
+  };
+  In in;
+  count_t n;
+  Out out;
+  NumOut num_out;
+  Keep keep;
+  bool partition;
+  bool vector_in;  // in is 16-byte aligned: full chunks load vectors
+  count_states states;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
+    const count_t chunk = count_t(ctx.grid().block_rank());
+    if (n == 0) {
+      if (block.thread_rank() == 0) *num_out = 0;
+      return;
+    }
+    const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
+    const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
+    T items[R][V];
+    bool kept[R][V];
+    rows::load(items, in, n, stretch, lane, vector_in && n - base >= chunk_items);
+    T carry{};  // the item before the current row (keep_unique)
+    if constexpr (Keep::wants_previous)
+      if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
+    unsigned below[R], row_count[R];  // kept items of the lower lanes in each row; of the whole row
+    unsigned count = 0;               // kept items of this warp's stretch
+    const unsigned lower_lanes = lanes_below(lane);
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t at = stretch + rows::offset(r, lane, 0);
+      T previous = carry;
+      if constexpr (Keep::wants_previous) {
+        const T from_left = warp.shfl_up(items[r][V - 1], 1);
+        if (lane > 0) previous = from_left;
+        carry = warp.shfl(items[r][V - 1], 31);
+      }
+      below[r] = 0;
+      row_count[r] = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        kept[r][j] = at + j < n && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
+        const unsigned votes = warp.ballot(kept[r][j]);
+        below[r] += popc(votes & lower_lanes);
+        row_count[r] += popc(votes);
+      }
+      count += row_count[r];
+    }
+    if (lane == 0) shared.warp_counts[warp_index] = count;
+    block.sync();
+    count_t before_warp = 0, chunk_count = 0;
+    TILEKIT_UNROLL
+    for (unsigned v = 0; v < Warps; ++v) {
+      before_warp += v < warp_index ? shared.warp_counts[v] : 0u;
+      chunk_count += shared.warp_counts[v];
+    }
+    if (warp_index == 0) {
+      look_back<decltype(block), count_t, plus, count_states> prefix{block, states, chunk, plus{}, count_t(0), true};
+      const count_t p = prefix(chunk_count);
+      if (lane == 0) shared.chunk_prefix = p;
+    }
+    block.sync();
+    // The warp's kept items go to shared memory in order from the front, its rejected
+    // ones (partition) from the back; then each kind is written as one contiguous run
+    // (coalesced stores, not one scattered store per item).
+    const unsigned slot0 = warp_index * unsigned(warp_items);
+    unsigned local = 0;  // kept items of this warp before the current row
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      unsigned mine = local + below[r];  // kept items of this warp before this lane's first item in the row
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const unsigned offset = rows::offset(r, lane, j);
+        if (kept[r][j]) shared.staged[slot0 + mine++] = items[r][j];
+        else if (partition && stretch + offset < n)  // offset - mine items of the stretch were rejected before it
+          shared.staged[slot0 + unsigned(warp_items) - 1 - (offset - mine)] = items[r][j];
+      }
+      local += row_count[r];
+    }
+    warp.sync();
+    const count_t kept_before = shared.chunk_prefix + before_warp;
+    for (unsigned k = lane; k < count; k += 32) out[kept_before + k] = shared.staged[slot0 + k];
+    if (partition && stretch < n) {
+      const unsigned valid = n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
+      const count_t rejected_before = stretch - kept_before;
+      for (unsigned k = lane; k < valid - count; k += 32)
+        out[n - 1 - (rejected_before + k)] = shared.staged[slot0 + unsigned(warp_items) - 1 - k];
+    }
+    // The last chunk knows the total.
+    if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
+  }
+};
+
 }  // namespace detail
+
+/// The device-wide select / partition's dispatch, for any launcher. With temp ==
+/// nullptr it only sets temp_bytes. Returns launcher.invalid_value, writing
+/// nothing, for n < 0, null pointers with n > 0 (in, out, num_out, always), temp_bytes
+/// too small, or more than 2^31 - 1 chunks.
+template <class Launcher, class In, class Out, class NumOut, class Keep>
+typename Launcher::error_type device_select(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                            detail::count_t n, Out out, NumOut num_out, Keep keep, bool partition) {
+  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
+    return device_select(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), detail::unwrap(num_out), keep, partition);
+  using body_t = detail::select_kernel<In, Out, NumOut, Keep>;
+  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
+  const auto storage = detail::carve_chunk_states<detail::count_t, detail::count_states>(temp, chunks);
+  if (temp == nullptr) {
+    temp_bytes = storage.bytes;
+    return launcher.success;
+  }
+  if (n < 0 || temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
+  if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
+  if (chunks > 0)
+    if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
+  const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
+  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+                      body_t{in, n, out, num_out, keep, partition, vector_in, storage.states},
+                      sizeof(typename body_t::shared_t));
+}
+
+}  // namespace tilekit
+
+// ---------------------------------------------------------------- GPU entry points
+#if defined(__CUDACC__)
+namespace tilekit::device {
 
 template <class In, class Out, class NumOut, class Pred>
 cudaError_t select_if(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
@@ -41,7 +222,7 @@ template <class In, class Out, class NumOut>
 cudaError_t unique(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out,
                    cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_unique<detail::equal>{detail::equal{}}, false);
+                       tilekit::detail::keep_unique<equal_to>{equal_to{}}, false);
 }
 
 template <class In, class Out, class NumOut, class Pred>
@@ -67,3 +248,4 @@ cudaError_t partition(In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
 }
 
 }  // namespace tilekit::device
+#endif  // __CUDACC__

@@ -1,14 +1,15 @@
-// tilekit/sim/groups.hpp - the simulator's group types and launch: the same
-// members as the GPU's tilekit::tile<N> / tilekit::block<Threads>, built on the
-// simulated intrinsics, so algorithm code runs unchanged on the CPU.
+// tilekit/sim/groups.hpp - the simulator's backend, the group types over it
+// (core/group.hpp's classes, the same as the GPU's), and launch: algorithm code
+// runs unchanged on the CPU.
 #pragma once
-#include <tilekit/group_traits.hpp>
+#include <tilekit/core/group.hpp>
 #include <tilekit/sim/intrinsics.hpp>
 
 namespace tilekit::sim {
 
-/// Memory operations of simulated threads. One OS thread runs every simulated
-/// thread, so each is atomic and sequentially consistent. Each lets the other
+/// The simulator's backend: raw intrinsics on simulated lanes (intrinsics.hpp) and
+/// memory operations of simulated threads. One OS thread runs every simulated
+/// thread, so each memory operation is atomic and sequentially consistent. Each lets the other
 /// threads run: after a write (atomics, store_release), before a read
 /// (load_acquire), so a spin-wait on a flag makes progress; a spin-wait that
 /// can never end is reported as a livelock.
@@ -94,60 +95,54 @@ struct backend {
     rt.note_write();
     rt.yield();
   }
-};
-
-template <unsigned N>
-class tile {
-  static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
-                "tilekit::sim::tile<N>: N must be 1, 2, 4, 8, 16 or 32 (a power-of-two part of one warp)");
+  static detail::runtime& rt() { return detail::runtime::get(); }
 
  public:
-  using backend = sim::backend;
-  static constexpr group_level level = group_level::tile;
-
-  explicit tile(unsigned block_threads) : block_threads_(block_threads) {}
-
-  static constexpr unsigned size() { return N; }
-  static constexpr unsigned num_threads() { return N; }
-  unsigned thread_rank() const { return lane_id() & (N - 1); }
-  unsigned meta_group_rank() const { return (warp_id() * 32 + lane_id()) / N; }
-  unsigned meta_group_size() const { return (block_threads_ + N - 1) / N; }
-  unsigned lane_mask() const { return N == 32 ? ~0u : ((1u << N) - 1u) << first_lane(); }
-
-  void sync() const { syncwarp(lane_mask()); }
-
-  template <class T>
-  T shfl(const T& v, unsigned src) const { return shfl_sync(lane_mask(), v, static_cast<int>(src), N); }
-  template <class T>
-  T shfl_up(const T& v, unsigned delta) const { return shfl_up_sync(lane_mask(), v, delta, N); }
-  template <class T>
-  T shfl_down(const T& v, unsigned delta) const { return shfl_down_sync(lane_mask(), v, delta, N); }
-  template <class T>
-  T shfl_xor(const T& v, unsigned mask) const { return shfl_xor_sync(lane_mask(), v, static_cast<int>(mask), N); }
-
-  unsigned ballot(bool p) const { return ballot_sync(lane_mask(), p) >> first_lane(); }
-  bool any(bool p) const { return any_sync(lane_mask(), p) != 0; }
-  bool all(bool p) const { return all_sync(lane_mask(), p) != 0; }
-
-  template <class T>
-  unsigned match_any(const T& v) const {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilekit::tile::match_any / match_all compare 4- or 8-byte values");
-    return match_any_sync(lane_mask(), v) >> first_lane();
+  // ---- placement
+  static unsigned lane_id() { return sim::lane_id(); }
+  static unsigned block_thread_rank() { return rt().self().rank; }
+  static unsigned block_threads() { return rt().block_threads(); }
+  static sim::dim3 block_index() { return rt().self().blk->index; }
+  static sim::dim3 thread_index() { return rt().self().index; }
+  static sim::dim3 block_dim() { return rt().block_dim(); }
+  static void block_sync() { rt().barrier(); }
+  static void check_block_size(unsigned threads) {
+    const unsigned n = rt().block_threads();
+    if (threads != 0 && n != threads)
+      throw error("tilekit::sim: block<" + std::to_string(threads) + "> used in a launch of " + std::to_string(n) +
+                  " threads per block");
   }
-  template <class T>
-  unsigned match_all(const T& v, bool& pred) const {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilekit::tile::match_any / match_all compare 4- or 8-byte values");
+  static unsigned long long num_blocks() { return rt().grid_dim().count(); }
+  static unsigned long long block_rank() { return rt().self().blk->linear; }
+  static sim::dim3 grid_dim() { return rt().grid_dim(); }
+  static void grid_sync() { rt().grid_barrier(); }
+
+  // ---- warp: one 32-bit word of a T at a time, as the GPU's tile shuffles
+  template <shfl_kind Kind, class T>
+  static unsigned shfl(unsigned mask, unsigned word, unsigned arg, int width) {
+    constexpr detail::op kind = Kind == shfl_kind::idx    ? detail::op::shfl_idx
+                                : Kind == shfl_kind::up   ? detail::op::shfl_up
+                                : Kind == shfl_kind::down ? detail::op::shfl_down
+                                                          : detail::op::shfl_bfly;
+    // The trace shows the word as the T it is of when T is one word, in hex otherwise.
+    return detail::shuffle_word(kind, mask, word, arg, width, sizeof(T) == 4 ? &detail::print_value<T> : &detail::print_hex_word);
+  }
+  static unsigned ballot(unsigned mask, bool p) { return ballot_sync(mask, p); }
+  static bool any(unsigned mask, bool p) { return any_sync(mask, p) != 0; }
+  static bool all(unsigned mask, bool p) { return all_sync(mask, p) != 0; }
+  template <class W>
+  static unsigned match_any(unsigned mask, W word) { return match_any_sync(mask, word); }
+  template <class W>
+  static unsigned match_all(unsigned mask, W word, bool& pred) {
     int p = 0;
-    const unsigned m = match_all_sync(lane_mask(), v, &p);
+    const unsigned m = match_all_sync(mask, word, &p);
     pred = p != 0;
-    return m >> first_lane();
+    return m;
   }
-
-  static constexpr bool has_hardware_reduce = true;
+  static void syncwarp(unsigned mask) { sim::syncwarp(mask); }
+  static constexpr bool has_redux = true;
   template <builtin_op Op, class T>
-  T hardware_reduce(T v) const {
-    static_assert(sizeof(T) == 4 && std::is_integral_v<T>, "hardware_reduce: 32-bit integers only");
-    const unsigned m = lane_mask();
+  static T redux(unsigned m, T v) {
     if constexpr (Op == builtin_op::sum) return reduce_add_sync(m, v);
     else if constexpr (Op == builtin_op::min) return reduce_min_sync(m, v);
     else if constexpr (Op == builtin_op::max) return reduce_max_sync(m, v);
@@ -155,64 +150,15 @@ class tile {
     else if constexpr (Op == builtin_op::bit_or) return static_cast<T>(reduce_or_sync(m, static_cast<unsigned>(v)));
     else return static_cast<T>(reduce_xor_sync(m, static_cast<unsigned>(v)));
   }
-
- private:
-  static unsigned first_lane() { return N == 32 ? 0u : lane_id() & ~(N - 1); }
-  unsigned block_threads_;
 };
 
-/// A simulated thread block. Threads = 0: size known at run time only.
+/// tile<N>, block<Threads>, grid_group: core/group.hpp's groups over the simulator.
+template <unsigned N>
+using tile = basic_tile<N, backend>;
 template <unsigned Threads = 0>
-class block {
-  static_assert(Threads <= 1024, "tilekit::sim::block<Threads>: a thread block has at most 1024 threads");
-
- public:
-  using backend = sim::backend;
-  static constexpr group_level level = group_level::block;
-  template <unsigned N>
-  using tile_type = tile<N>;
-
-  block() : t_(&detail::runtime::get().self()) {
-    const unsigned n = detail::runtime::get().block_threads();
-    if (Threads != 0 && n != Threads)
-      throw error("tilekit::sim: block<" + std::to_string(Threads) + "> used in a launch of " + std::to_string(n) +
-                  " threads per block");
-  }
-
-  static constexpr unsigned static_size = Threads;
-  unsigned num_threads() const { return Threads ? Threads : detail::runtime::get().block_threads(); }
-  unsigned size() const { return num_threads(); }
-  unsigned thread_rank() const { return t_->rank; }
-  dim3 group_index() const { return t_->blk->index; }
-  dim3 thread_index() const { return t_->index; }
-  dim3 dim_threads() const { return detail::runtime::get().block_dim(); }
-  void sync() const { detail::runtime::get().barrier(); }
-
-  template <unsigned N>
-  tile<N> partition() const { return tile<N>(num_threads()); }
-
- private:
-  const detail::sim_thread* t_;
-};
-
-/// The whole grid: ranks, sizes, and sync() (which needs every block resident,
-/// as a cooperative launch does on the GPU: options.resident_blocks >= blocks).
-class grid_group {
- public:
-  using backend = sim::backend;
-  static constexpr group_level level = group_level::grid;
-
-  std::uint64_t num_blocks() const { return rt().grid_dim().count(); }
-  std::uint64_t block_rank() const { return rt().self().blk->linear; }
-  std::uint64_t num_threads() const { return num_blocks() * rt().block_threads(); }
-  std::uint64_t thread_rank() const { return block_rank() * rt().block_threads() + rt().self().rank; }
-  dim3 dim_blocks() const { return rt().grid_dim(); }
-  dim3 block_index() const { return rt().self().blk->index; }
-  void sync() const { rt().grid_barrier(); }
-
- private:
-  static detail::runtime& rt() { return detail::runtime::get(); }
-};
+using block = basic_block<Threads, backend>;
+/// sync() needs every block resident (options.resident_blocks >= blocks), as a cooperative launch on the GPU.
+using grid_group = basic_grid<backend>;
 
 /// What a kernel body sees of its launch in the simulator.
 class context {

@@ -64,6 +64,25 @@ T shuffle(op kind, unsigned mask, const T& v, unsigned b, int width) {
   return out;
 }
 
+// One 32-bit word of a wider value, as the tile shuffles move them (the GPU's way).
+inline unsigned shuffle_word(op kind, unsigned mask, unsigned word, unsigned b, int width, printer print) {
+  runtime& rt = runtime::get();
+  lane_io& io = rt.self().io;
+  io.in.resize(4);
+  std::memcpy(io.in.data(), &word, 4);
+  io.b = b;
+  rt.warp_collective(kind, mask, static_cast<unsigned>(width), 4, false, print);
+  unsigned out;
+  std::memcpy(&out, rt.self().io.out.data(), 4);
+  return out;
+}
+
+inline void print_hex_word(std::ostream& os, const unsigned char* bytes) {
+  unsigned w;
+  std::memcpy(&w, bytes, 4);
+  os << "0x" << std::hex << w << std::dec;
+}
+
 inline unsigned vote(op kind, unsigned mask, bool pred) {
   runtime& rt = runtime::get();
   rt.self().io.b = pred ? 1u : 0u;

@@ -11,11 +11,11 @@
 // The block forms take the block part of tilekit's scan (detail::block_scan) and do
 // the per-thread part themselves; everything else is tilekit's public API.
 #pragma once
-#include <tilekit/detail/block_shape.hpp>
-#include <tilekit/group_traits.hpp>
-#include <tilekit/operators.hpp>
-#include <tilekit/reduce.cuh>
-#include <tilekit/scan.cuh>
+#include <tilekit/block/shape.cuh>
+#include <tilekit/core/group.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/block/reduce.cuh>
+#include <tilekit/block/scan.cuh>
 
 namespace tilekit::cub::detail {
 

@@ -1,4 +1,4 @@
-// tilekit/config.hpp - compiler and target switches shared by every header.
+// tilekit/core/config.hpp - compiler and target switches shared by every header.
 //
 // The algorithm headers are plain C++17 so that the CPU simulator (tilekit::sim)
 // can compile them with g++ alone; under nvcc the same functions become

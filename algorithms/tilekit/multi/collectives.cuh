@@ -1,4 +1,4 @@
-// tilekit/multi.cuh - the level above the grid: data sharded across the GPUs of an NCCL
+// tilekit/multi/collectives.cuh - the level above the device: data sharded across the GPUs of an NCCL
 // communicator (one rank per GPU, each rank's shard in its own device memory, a stream
 // per rank). Each call is collective: every rank calls it, from its own host thread,
 // with its own shard (n_local may differ between ranks and may be 0).

@@ -1,4 +1,4 @@
-// tilekit/operators.hpp - the built-in operators, their identities, and how
+// tilekit/core/operators.hpp - the built-in operators, their identities, and how
 // tilekit recognises an operator as built-in (which decides the hardware path).
 //
 // NaN policy of minimum / maximum on floating point: a NaN operand makes the
@@ -7,7 +7,7 @@
 // never depends on the order in which a tree combined the values.
 // Other operators (cuda::minimum<>, user functors) are applied as written.
 #pragma once
-#include <tilekit/detail/std.hpp>
+#include <tilekit/core/std.hpp>
 
 #if defined(__CUDACC__)
 #  include <cuda/functional>
@@ -76,6 +76,12 @@ struct bit_or {
 struct bit_xor {
   template <class T>
   TILEKIT_HD constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a ^ b); }
+};
+
+/// a == b: the default equality of keys (dedup, unique, run-length encode).
+struct equal_to {
+  template <class A, class B>
+  TILEKIT_HD constexpr bool operator()(const A& a, const B& b) const { return a == b; }
 };
 
 /// What a built-in operator computes; `none` for every other functor.

@@ -1,18 +1,20 @@
-// tilekit/detail/std.hpp - the standard library pieces used on both sides.
+// tilekit/core/std.hpp - the standard library pieces used on both sides.
 // Under nvcc, libcu++ (cuda::std) supplies them in device code; under a plain
 // C++ compiler (the simulator), the ordinary standard library does.
 #pragma once
-#include <tilekit/config.hpp>
+#include <tilekit/core/config.hpp>
 #include <cstring>
 
 #if defined(__CUDACC__)
 #  include <cuda/std/cstdint>
+#  include <cuda/std/iterator>
 #  include <cuda/std/limits>
 #  include <cuda/std/type_traits>
 #  include <cuda/std/utility>
 namespace tilekit::detail { namespace stdx = ::cuda::std; }
 #else
 #  include <cstdint>
+#  include <iterator>
 #  include <limits>
 #  include <type_traits>
 #  include <utility>

@@ -1,4 +1,4 @@
-// tilekit/launch.cuh - run one kernel body on the GPU in the same shape the
+// tilekit/gpu/launch.cuh - run one kernel body on the GPU in the same shape the
 // simulator runs it (tilekit::sim::launch):
 //
 //   struct body {
@@ -14,7 +14,7 @@
 // group, ctx.shared<T>() the block's dynamic shared memory viewed as a T,
 // ctx.shared_array<T>(count) as an array of count T.
 #pragma once
-#include <tilekit/groups.cuh>
+#include <tilekit/gpu/groups.cuh>
 
 #include <cuda_runtime.h>
 

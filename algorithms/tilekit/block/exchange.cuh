@@ -1,0 +1,97 @@
+// tilekit/block/exchange.cuh - the named arrangements of a block's items, and the
+// moves between them through shared memory. Index arithmetic over these
+// arrangements is spelled here and nowhere else.
+//
+//   blocked       thread t holds items t*K .. t*K+K-1 (what the block scans take)
+//   warp rows     each warp owns a stretch of R rows of 32 lanes x V items: lane l
+//                 holds items r*32*V + l*V .. + V-1 of row r. With V items to a
+//                 16-byte vector, a row is one vector load per lane and every
+//                 load of a warp is contiguous (select, run-length encode).
+//   warp striped  lane l holds items j*32 + l (j = 0 .. K-1) of its warp's stretch:
+//                 each load or store of a warp covers 32 consecutive items.
+// warp_transpose moves a warp's stretch between blocked and warp-striped through
+// the warp's share of shared memory.
+#pragma once
+#include <tilekit/core/config.hpp>
+#include <tilekit/core/iterator.hpp>
+
+namespace tilekit {
+
+/// The warp-rows arrangement of a warp's stretch: R rows of 32 lanes x V items.
+template <unsigned R, unsigned V>
+struct warp_rows {
+  static constexpr unsigned rows = R, per_lane = V;
+  static constexpr unsigned row_items = 32 * V, items = R * row_items;
+  /// Where item j of lane `lane` in row r lies in the stretch.
+  TILEKIT_HD static constexpr unsigned offset(unsigned r, unsigned lane, unsigned j) { return r * row_items + lane * V + j; }
+
+  /// Lane `lane`'s items of the stretch at in[stretch ..]: items[r][j] = in[stretch + offset(r, lane, j)],
+  /// T{} past n. With `vectors` (a whole stretch of a 16-byte aligned input), one 16-byte load per row.
+  template <class In, class T>
+  TILEKIT_HD static void load(T (&items)[R][V], In in, detail::count_t n, detail::count_t stretch, unsigned lane,
+                              bool vectors) {
+    if constexpr (detail::vector_loadable_v<In>) {
+      if (vectors) {
+        TILEKIT_UNROLL
+        for (unsigned r = 0; r < R; ++r) {
+          const auto v = detail::load_vector<T, V>(in + stretch + offset(r, lane, 0));
+          TILEKIT_UNROLL
+          for (unsigned j = 0; j < V; ++j) items[r][j] = v.item[j];
+        }
+        return;
+      }
+    }
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const detail::count_t i = stretch + offset(r, lane, j);
+        items[r][j] = i < n ? T(in[i]) : T{};
+      }
+    }
+  }
+};
+
+/// A warp's 32 x K items moved between blocked and warp-striped through `slots`
+/// (the warp's own shared memory, slots T's): one pad slot every 32, so both
+/// directions are free of bank conflicts for 4-byte items.
+template <unsigned K>
+struct warp_transpose {
+  static constexpr unsigned slots = 32 * K + K;
+  TILEKIT_HD static constexpr unsigned padded(unsigned i) { return i + i / 32; }
+
+  /// Blocked items of the stretch at in[..], read as warp-striped 16-byte vectors of Vec items.
+  /// @pre a whole, 16-byte aligned stretch; K a multiple of Vec.
+  template <unsigned Vec, class Warp, class V, class T>
+  TILEKIT_HD static void load_vectors_to_blocked(const Warp& warp, const V* in, T (&items)[K], T* slots) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < K / Vec; ++j) {
+      const unsigned at = (j * 32 + lane) * Vec;
+      const detail::vector_of<V, Vec> v = detail::load_vector<V, Vec>(in + at);
+      TILEKIT_UNROLL
+      for (unsigned i = 0; i < Vec; ++i) slots[padded(at + i)] = T(v.item[i]);
+    }
+    warp.sync();
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) items[k] = slots[padded(lane * K + k)];
+  }
+
+  /// Stores blocked items to out[stretch + i] for stretch + i < end, warp-striped: each
+  /// store instruction of the warp writes 32 consecutive items.
+  template <class Warp, class T, class Out>
+  TILEKIT_HD static void store_blocked(const Warp& warp, const T (&items)[K], T* slots, Out out,
+                                       detail::count_t stretch, detail::count_t end) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) slots[padded(lane * K + k)] = items[k];
+    warp.sync();
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < K; ++j) {
+      const detail::count_t i = stretch + j * 32 + lane;
+      if (i < end) out[i] = slots[padded(j * 32 + lane)];
+    }
+  }
+};
+
+}  // namespace tilekit

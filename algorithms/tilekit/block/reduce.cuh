@@ -1,0 +1,111 @@
+// tilekit/block/reduce.cuh - reduce over a block: combine one value (or K items) per
+// thread with an associative operator; every thread gets the result.
+//
+// Block level (block<Threads>, any Threads 1..1024), result in every thread:
+//   reduce(block, v, op, storage[, valid_items])
+//   reduce(block, items[K], op, storage[, valid_items])    blocked arrangement
+// Each whole warp reduces as a tile<32>; the lanes of a last, partial warp (Threads
+// not a multiple of 32) put their values in shared memory; after one barrier
+// every thread folds the warp totals and those values in order, or, for 32-bit
+// integers with a built-in operator in whole-warp blocks, each warp reduces the
+// warp totals with one redux. A block of 32 threads needs no barrier. CUB's
+// BlockReduce gives the result to thread 0 only; here every thread has it.
+// storage: reduce_storage<T, Threads> in shared memory; call block.sync()
+// before reusing it. valid_items (>= 1): only threads / items below it count.
+#pragma once
+#include <tilekit/block/shape.cuh>
+#include <tilekit/core/storage.hpp>
+#include <tilekit/tile/reduce.cuh>
+
+namespace tilekit {
+
+/// Shared storage of a block reduce of T over Threads threads.
+template <class T, unsigned Threads>
+struct reduce_storage {
+  static constexpr unsigned slots = detail::block_shape<Threads>::full_warps + detail::block_shape<Threads>::rest;
+  union {
+    detail::raw_slots<T, slots> full;
+    detail::raw_slots<detail::maybe<T>, slots> partial;
+  };
+};
+
+namespace detail {
+
+// Every thread of the block gets op over every thread's v, in rank order.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots>
+TILEKIT_HD T block_reduce(const Block& block, const T& v, Op op, Slots& slots) {
+  using shape = block_shape<Threads>;
+  constexpr unsigned count = shape::full_warps + shape::rest;
+  if constexpr (Threads == 32) {
+    return tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);  // one warp: no shared memory
+  } else {
+    const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
+    if (shape::rest == 0 || below(warp, shape::full_warps)) {
+      const T total = tilekit::reduce(tilekit::tiled_partition<32>(block), v, op);
+      if (lane == 0) slots[warp] = total;
+    } else {
+      slots[shape::full_warps + lane] = v;
+    }
+    block.sync();
+    using warp_tile = decltype(tilekit::tiled_partition<32>(block));
+    if constexpr (shape::rest == 0 && hardware_reducible_v<T, Op> && warp_tile::has_hardware_reduce) {
+      // Whole warps only: lane i takes warp i's total, one redux per warp (every
+      // thread folding every slot issues `count` times the instructions).
+      const T x = lane < count ? T(slots[lane]) : identity<T>(op);
+      return reduce_hardware(tilekit::tiled_partition<32>(block), x, op);
+    } else {
+      T r = slots[0];
+      TILEKIT_UNROLL
+      for (unsigned i = 1; i < count; ++i) r = op(r, slots[i]);
+      return r;
+    }
+  }
+}
+
+}  // namespace detail
+
+#define TILEKIT_BLOCK_ONLY detail::stdx::enable_if_t<is_block_v<Block>, int> = 0
+
+/// op over one value per thread of the block; result in every thread.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, detail::static_threads<Block>()>& storage) {
+  return detail::block_reduce<Block::static_size>(block, v, op, storage.full);
+}
+
+/// As above, counting only threads with rank < valid_items. @pre 1 <= valid_items.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, detail::static_threads<Block>()>& storage,
+                    unsigned valid_items) {
+  const detail::maybe<T> mine{v, block.thread_rank() < valid_items};
+  return detail::block_reduce<Block::static_size>(block, mine, detail::maybe_op<Op>{op}, storage.partial).value;
+}
+
+/// op over K items per thread (blocked arrangement); result in every thread.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
+                    reduce_storage<T, detail::static_threads<Block>()>& storage) {
+  T partial = items[0];
+  TILEKIT_UNROLL
+  for (int k = 1; k < K; ++k) partial = op(partial, items[k]);
+  return detail::block_reduce<Block::static_size>(block, partial, op, storage.full);
+}
+
+/// As above, counting only the first valid_items items of the block. @pre 1 <= valid_items.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
+TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
+                    reduce_storage<T, detail::static_threads<Block>()>& storage, unsigned valid_items) {
+  const unsigned n = detail::items_valid(block.thread_rank(), K, valid_items);
+  detail::maybe<T> partial{items[0], n > 0};
+  TILEKIT_UNROLL
+  for (int k = 1; k < K; ++k)
+    if (unsigned(k) < n) partial.value = op(partial.value, items[k]);
+  return detail::block_reduce<Block::static_size>(block, partial, detail::maybe_op<Op>{op}, storage.partial).value;
+}
+
+#undef TILEKIT_BLOCK_ONLY
+}  // namespace tilekit

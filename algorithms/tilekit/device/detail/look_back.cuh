@@ -1,0 +1,205 @@
+// tilekit/device/detail/look_back.cuh - the decoupled look-back that chains the
+// chunks of a single-pass device algorithm (scan, select / partition / unique,
+// run-length encode): the states each chunk publishes (its aggregate, then its
+// inclusive prefix), how they are stored and polled, and the window walk back.
+#pragma once
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/storage.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/tile/reduce.cuh>
+
+namespace tilekit::detail {
+
+// The published state of the chunks: a flag (0 nothing yet, 1 aggregate, 2
+// inclusive prefix) and a value per chunk.
+//   Values of up to 4 bytes share one 64-bit word with their flag: one relaxed
+//   store publishes both, one relaxed load reads both; no fence anywhere.
+//   8-byte values: the flag and the value in one 16-byte word, published by one
+//   16-byte store and polled by one 16-byte load (see store_relaxed_pair).
+//   Larger values: a flag word and the values as 32-bit words, written before the
+//   flag is released and read after its acquire (an acquire also empties the L1,
+//   so this path costs more).
+// wait(chunk, v) spins until the chunk has published, sets v and returns the flag.
+enum class state_layout { packed, pair, fenced };
+template <class T>
+constexpr state_layout state_layout_of() {
+  return sizeof(T) <= 4 ? state_layout::packed : sizeof(T) == 8 ? state_layout::pair : state_layout::fenced;
+}
+template <class T, state_layout Layout = state_layout_of<T>()>
+struct chunk_states {
+  static constexpr std::size_t flag_words = 0;   // 32-bit words of temp storage per chunk: flags
+  static constexpr std::size_t value_words = 2;  // and values (here one 64-bit word, flag included)
+  unsigned* flags;
+  unsigned* values;  // as unsigned long long, one per chunk
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
+    unsigned bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    Backend::store_relaxed(word(chunk), (static_cast<unsigned long long>(flag) << 32) | bits);
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
+    unsigned long long w;
+    while (((w = Backend::load_relaxed(word(chunk))) >> 32) == 0) {
+    }
+    const unsigned bits = static_cast<unsigned>(w);
+    std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
+    return static_cast<unsigned>(w >> 32);
+  }
+  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + chunk; }
+};
+
+template <class T>
+struct chunk_states<T, state_layout::pair> {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 4;  // one 16-byte word: the flag, then the value
+  unsigned* flags;
+  unsigned* values;  // as pairs of unsigned long long, one pair per chunk (16-byte aligned)
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    Backend::store_relaxed_pair(word(chunk), flag, bits);
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
+    unsigned long long flag = 0, bits = 0;
+    do {
+      Backend::load_relaxed_pair(word(chunk), flag, bits);
+    } while (flag == 0);
+    std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
+    return static_cast<unsigned>(flag);
+  }
+  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + 2 * chunk; }
+};
+
+template <class T>
+struct chunk_states<T, state_layout::fenced> {
+  static constexpr std::size_t flag_words = 1;
+  static constexpr std::size_t words = (sizeof(T) + 3) / 4;
+  static constexpr std::size_t value_words = 2 * words;  // aggregate, inclusive
+  unsigned* flags;
+  unsigned* values;
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
+    unsigned w[words] = {};
+    std::memcpy(w, &v, sizeof(T));
+    unsigned* dst = values + (2 * chunk + (flag - 1)) * words;
+    for (unsigned i = 0; i < words; ++i) dst[i] = w[i];
+    Backend::store_release(flags + chunk, flag);
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
+    unsigned flag;
+    while ((flag = Backend::load_acquire(flags + chunk)) == 0) {
+    }
+    unsigned w[words];
+    const unsigned* src = values + (2 * chunk + (flag - 1)) * words;
+    for (unsigned i = 0; i < words; ++i) w[i] = Backend::load_relaxed(src + i);  // bypasses L1: never stale
+    std::memcpy(static_cast<void*>(&v), w, sizeof(T));
+    return flag;
+  }
+};
+
+// Chunk states of values that pack into 62 bits (Codec::bits(v) below 2^62, and
+// Codec::value(bits) back): the flag in the top two bits of one 64-bit word, so a
+// value is published and polled as a packed small value is, with single relaxed
+// accesses and no fence.
+template <class T, class Codec>
+struct packed62_states {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 2;
+  static constexpr unsigned long long value_mask = (1ull << 62) - 1;
+  unsigned* flags;
+  unsigned* values;  // as unsigned long long, one per chunk
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
+    Backend::store_relaxed(word(chunk), (static_cast<unsigned long long>(flag) << 62) | Codec::bits(v));
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
+    unsigned long long w;
+    while (((w = Backend::load_relaxed(word(chunk))) >> 62) == 0) {
+    }
+    v = Codec::value(w & value_mask);
+    return static_cast<unsigned>(w >> 62);
+  }
+  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + chunk; }
+};
+
+// Item counts (non-negative, below 2^62) as they are.
+struct count_codec {
+  TILEKIT_HD static unsigned long long bits(count_t v) { return static_cast<unsigned long long>(v); }
+  TILEKIT_HD static count_t value(unsigned long long bits) { return static_cast<count_t>(bits); }
+};
+using count_states = packed62_states<count_t, count_codec>;
+
+// The chunk states of `chunks` chunks carved from temporary storage (a null temp:
+// only the bytes needed), and the words that must start at zero ("nothing
+// published yet") before the launch: what every look-back dispatch shares.
+template <class States>
+struct chunk_state_storage {
+  States states;
+  unsigned* zero_from;
+  std::size_t zero_bytes;
+  std::size_t bytes;
+};
+template <class T, class States = chunk_states<T>>
+TILEKIT_HD chunk_state_storage<States> carve_chunk_states(void* temp, count_t chunks) {
+  using states_t = States;
+  temp_carver carve(temp);
+  unsigned* flags = carve.take<unsigned>(std::size_t(chunks) * states_t::flag_words);
+  unsigned* values = carve.take<unsigned>(std::size_t(chunks) * states_t::value_words);
+  const bool packed = states_t::flag_words == 0;  // the flags live in the value words
+  return {states_t{flags, values}, packed ? values : flags,
+          std::size_t(chunks) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
+}
+
+// The block scan's prefix callback for chunk `chunk` (called by the first warp):
+// publishes the aggregate, looks back, publishes the inclusive prefix and
+// returns the seed of this chunk ([init op] everything before it).
+template <class Block, class T, class Op, class States = chunk_states<T>>
+struct look_back {
+  Block block;  // by value, as everything here: nothing needs an address (no local memory)
+  States states;
+  count_t chunk;
+  Op op;
+  T init;
+  bool has_init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD T operator()(const T& aggregate) const {
+    using be = typename Block::backend;
+    auto warp = tilekit::tiled_partition<32>(block);
+    const unsigned lane = warp.thread_rank();
+    if (chunk == 0) {
+      if (lane == 0) states.template publish<be>(0, 2, aggregate);
+      return init;  // @pre chunk 0 calls back only with an init
+    }
+    if (lane == 0) states.template publish<be>(chunk, 1, aggregate);
+    T prefix = aggregate;  // placeholder until the first window
+    bool have = false;
+    for (count_t end = chunk;; end -= 32) {
+      const count_t j = end - 32 + count_t(lane);  // lane 31: the nearest chunk
+      T value = aggregate;
+      const unsigned flag = j >= 0 ? states.template wait<be>(j, value) : 0u;
+      const unsigned inclusive_lanes = warp.ballot(flag == 2);
+      const unsigned from = inclusive_lanes ? detail::highest_bit(inclusive_lanes) : 0u;
+      const maybe<T> mine{value, j >= 0 && lane >= from};
+      const maybe<T> window = tilekit::reduce_butterfly(warp, mine, maybe_op<Op>{op});
+      if (window.present) {
+        prefix = have ? op(window.value, prefix) : window.value;
+        have = true;
+      }
+      if (inclusive_lanes) break;  // chunk 0 always publishes an inclusive prefix
+    }
+    if (lane == 0) states.template publish<be>(chunk, 2, op(prefix, aggregate));
+    return has_init ? op(init, prefix) : prefix;
+  }
+};
+
+}  // namespace tilekit::detail

@@ -1,0 +1,253 @@
+// tilekit/core/group.hpp - the groups every algorithm takes, written once for both
+// backends, and the contract a backend fulfils.
+//
+//   basic_tile<N, Backend>        N lanes of one warp (N = 1, 2, 4, 8, 16, 32)
+//   basic_block<Threads, Backend> a thread block (Threads = 0: size known at run time only)
+//   basic_grid<Backend>           the whole grid
+// tilekit::tile<N>, tilekit::block<Threads>, tilekit::grid_group (gpu/groups.cuh) and
+// tilekit::sim::tile<N> ... (sim/groups.hpp) are these classes over the GPU backend
+// and the simulator's. Lane masks returned by ballot / match_* are relative to the
+// tile: bit i is lane i of the tile. A tile shuffles any trivially copyable T as
+// 32-bit words, each with the same pattern, on both backends.
+//
+// A backend is a struct of static functions (checked by backend_contract below):
+//   placement  lane_id() (%laneid), block_thread_rank(), block_threads(), block_index(),
+//              thread_index(), block_dim(), block_sync(), check_block_size(Threads),
+//              num_blocks(), block_rank(), grid_dim(), grid_sync()
+//   warp       shfl<Kind, T>(mask, word, arg, width) on one 32-bit word of a T,
+//              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
+//              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
+//              syncwarp(mask)
+//   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
+//              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
+//              fence, is_shared
+//   types      dim3 (what block_index() and friends return)
+#pragma once
+#include <tilekit/core/operators.hpp>
+#include <tilekit/core/std.hpp>
+
+namespace tilekit {
+
+/// The rung of the ladder a group stands on.
+enum class group_level { tile, block, grid };
+
+template <class G>
+inline constexpr bool is_tile_v = detail::remove_cvref_t<G>::level == group_level::tile;
+template <class G>
+inline constexpr bool is_block_v = detail::remove_cvref_t<G>::level == group_level::block;
+
+/// The tile<N> of `parent` holding the calling thread, for the parent's backend
+/// (GPU or simulator): consecutive runs of N thread ranks.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned N, class Parent>
+TILEKIT_HD auto tiled_partition(const Parent& parent) {
+  return parent.template partition<N>();
+}
+
+/// The four shuffles of PTX shfl.sync.
+enum class shfl_kind { idx, up, down, bfly };
+
+namespace detail {
+template <class B, class = void>
+struct has_placement : stdx::false_type {};
+template <class B>
+struct has_placement<B, stdx::void_t<decltype(B::lane_id()), decltype(B::block_thread_rank()), decltype(B::block_threads()),
+                                     decltype(B::block_index()), decltype(B::block_sync()), decltype(B::num_blocks()),
+                                     decltype(B::block_rank()), decltype(B::grid_sync())>> : stdx::true_type {};
+template <class B, class = void>
+struct has_warp_ops : stdx::false_type {};
+template <class B>
+struct has_warp_ops<B, stdx::void_t<decltype(B::template shfl<shfl_kind::idx, unsigned>(0u, 0u, 0u, 32)),
+                                    decltype(B::ballot(0u, true)), decltype(B::any(0u, true)), decltype(B::all(0u, true)),
+                                    decltype(B::match_any(0u, 0u)), decltype(B::syncwarp(0u)),
+                                    decltype(B::has_redux)>> : stdx::true_type {};
+template <class B, class = void>
+struct has_memory_ops : stdx::false_type {};
+template <class B>
+struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigned*>(nullptr), 0u)),
+                                      decltype(B::load_acquire(static_cast<const unsigned*>(nullptr))),
+                                      decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
+                                      decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
+                                      decltype(B::fence()), decltype(B::is_shared(nullptr))>> : stdx::true_type {};
+}  // namespace detail
+
+/// Compiles only for a type that provides what the groups and algorithms call.
+template <class Backend>
+struct backend_contract {
+  static_assert(detail::has_placement<Backend>::value,
+                "tilekit backend: needs lane_id, block_thread_rank, block_threads, block_index, block_sync, "
+                "num_blocks, block_rank and grid_sync");
+  static_assert(detail::has_warp_ops<Backend>::value,
+                "tilekit backend: needs shfl<Kind, T>(mask, word, arg, width), ballot, any, all, match_any, "
+                "syncwarp and has_redux");
+  static_assert(detail::has_memory_ops<Backend>::value,
+                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence and is_shared");
+  static constexpr bool value = true;
+};
+
+template <unsigned N, class Backend>
+class basic_tile {
+  static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
+                "tilekit::tile<N>: N must be 1, 2, 4, 8, 16 or 32 (a power-of-two part of one warp)");
+  static_assert(backend_contract<Backend>::value, "");
+
+ public:
+  using backend = Backend;
+  static constexpr group_level level = group_level::tile;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD static constexpr unsigned size() { return N; }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD static constexpr unsigned num_threads() { return N; }
+  // From the block's linear rank, as cooperative_groups does: nvcc optimises loops
+  // around it better than around %laneid (a dependent chain of tile<8> scans runs faster).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned thread_rank() const { return Backend::block_thread_rank() & (N - 1); }
+  /// Index of this tile among the tiles of its block, and their number.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned meta_group_rank() const { return Backend::block_thread_rank() / N; }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned meta_group_size() const { return (Backend::block_threads() + N - 1) / N; }
+  /// The lanes of the warp that belong to this tile.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned lane_mask() const { return N == 32 ? ~0u : detail::low_bits(N) << first_lane(); }
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void sync() const { Backend::syncwarp(lane_mask()); }
+
+  /// The value of lane `src` of this tile (src is taken modulo N).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD T shfl(const T& v, unsigned src) const { return shuffle<shfl_kind::idx>(v, src); }
+  /// The value of lane thread_rank() - delta; lanes below delta keep their own.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD T shfl_up(const T& v, unsigned delta) const { return shuffle<shfl_kind::up>(v, delta); }
+  /// The value of lane thread_rank() + delta; lanes past the end keep their own.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD T shfl_down(const T& v, unsigned delta) const { return shuffle<shfl_kind::down>(v, delta); }
+  /// The value of lane thread_rank() ^ mask. @pre mask < N (a larger mask reads another tile's lanes).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD T shfl_xor(const T& v, unsigned mask) const { return shuffle<shfl_kind::bfly>(v, mask); }
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned ballot(bool p) const { return Backend::ballot(lane_mask(), p) >> first_lane(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD bool any(bool p) const { return Backend::any(lane_mask(), p); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD bool all(bool p) const { return Backend::all(lane_mask(), p); }
+
+  /// Lanes of the tile whose v has the same bits as this lane's (T of 4 or 8 bytes).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD unsigned match_any(const T& v) const {
+    return Backend::match_any(lane_mask(), match_word(v)) >> first_lane();
+  }
+  /// All lanes when every lane's v has the same bits (then pred = true), else 0.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD unsigned match_all(const T& v, bool& pred) const {
+    return Backend::match_all(lane_mask(), match_word(v), pred) >> first_lane();
+  }
+
+  /// The hardware reduction (redux.sync) over the tile, 32-bit integers.
+  static constexpr bool has_hardware_reduce = Backend::has_redux;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <builtin_op Op, class T>
+  TILEKIT_HD T hardware_reduce(T v) const {
+    static_assert(sizeof(T) == 4 && detail::stdx::is_integral<T>::value, "hardware_reduce: 32-bit integers only");
+    return Backend::template redux<Op>(lane_mask(), v);
+  }
+
+ private:
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD static unsigned first_lane() { return N == 32 ? 0u : Backend::lane_id() & ~(N - 1); }
+
+  // Any trivially copyable T as 32-bit words, each shuffled with the same pattern.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <shfl_kind Kind, class T>
+  TILEKIT_HD T shuffle(const T& v, unsigned arg) const {
+    static_assert(detail::stdx::is_trivially_copyable<T>::value, "tilekit::tile shuffles need a trivially copyable T");
+    constexpr unsigned words = (sizeof(T) + 3) / 4;
+    unsigned w[words] = {};
+    std::memcpy(w, &v, sizeof(T));
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < words; ++i) w[i] = Backend::template shfl<Kind, T>(lane_mask(), w[i], arg, int(N));
+    T out = v;  // T need not be default constructible
+    std::memcpy(static_cast<void*>(&out), w, sizeof(T));
+    return out;
+  }
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD static auto match_word(const T& v) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "tilekit::tile::match_any / match_all compare 4- or 8-byte values");
+    if constexpr (sizeof(T) == 4) return detail::bit_cast<unsigned>(v);
+    else return detail::bit_cast<unsigned long long>(v);
+  }
+};
+
+/// A thread block. Threads = 0: size known at run time only.
+template <unsigned Threads, class Backend>
+class basic_block {
+  static_assert(Threads <= 1024, "tilekit::block<Threads>: a thread block has at most 1024 threads");
+
+ public:
+  using backend = Backend;
+  static constexpr group_level level = group_level::block;
+  template <unsigned N>
+  using tile_type = basic_tile<N, Backend>;
+
+  /// @pre the block has Threads threads (the simulator checks; the GPU trusts).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD basic_block() { Backend::check_block_size(Threads); }
+
+  /// Compile-time size (0 when the size is known at run time only).
+  static constexpr unsigned static_size = Threads;
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned num_threads() const { return Threads ? Threads : Backend::block_threads(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned size() const { return num_threads(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned thread_rank() const { return Backend::block_thread_rank(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD auto group_index() const { return Backend::block_index(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD auto thread_index() const { return Backend::thread_index(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD auto dim_threads() const { return Backend::block_dim(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void sync() const { Backend::block_sync(); }
+
+  /// The tile<N> holding this thread: tiles are consecutive runs of N thread ranks.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <unsigned N>
+  TILEKIT_HD basic_tile<N, Backend> partition() const { return basic_tile<N, Backend>(); }
+};
+
+/// The whole grid. sync() needs every block resident at once (a cooperative launch).
+template <class Backend>
+class basic_grid {
+ public:
+  using backend = Backend;
+  static constexpr group_level level = group_level::grid;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned long long num_blocks() const { return Backend::num_blocks(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned long long block_rank() const { return Backend::block_rank(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned long long num_threads() const { return num_blocks() * Backend::block_threads(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned long long thread_rank() const { return block_rank() * Backend::block_threads() + Backend::block_thread_rank(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD auto dim_blocks() const { return Backend::grid_dim(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD auto block_index() const { return Backend::block_index(); }
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void sync() const { Backend::grid_sync(); }
+};
+
+}  // namespace tilekit

@@ -1,0 +1,160 @@
+// tilekit/gpu/groups.cuh - the GPU backend, and the group types over it: tile<N>
+// (1..32 lanes of one warp), block<Threads>, grid_group (core/group.hpp).
+//
+//   auto block = tilekit::this_block<256>();
+//   auto warp  = tilekit::tiled_partition<32>(block);   // tilekit::tile<32>
+//
+// Lane masks returned by ballot / match_* are relative to the tile: bit i is
+// lane i of the tile. The CPU simulator (tilekit/sim.cuh) has the same types
+// with the same members, so algorithm code runs on either.
+#pragma once
+#include <tilekit/core/config.hpp>
+#include <tilekit/core/std.hpp>
+#include <tilekit/core/group.hpp>
+
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+
+namespace tilekit {
+
+namespace cg = ::cooperative_groups;
+
+/// The GPU backend: raw intrinsics and memory operations (the contract in core/group.hpp).
+struct gpu_backend {
+  // ---- memory
+  template <class T>
+  __device__ static T atomic_add(T* address, T value) { return atomicAdd(address, value); }
+  template <class T>
+  __device__ static T atomic_cas(T* address, T compare, T value) { return atomicCAS(address, compare, value); }
+  template <class T>
+  __device__ static T atomic_exch(T* address, T value) { return atomicExch(address, value); }
+  template <class T>
+  __device__ static T atomic_min(T* address, T value) { return atomicMin(address, value); }
+  template <class T>
+  __device__ static T atomic_max(T* address, T value) { return atomicMax(address, value); }
+  /// A device-scope acquire load: what a spin-wait polls.
+  template <class T>
+  __device__ static T load_acquire(const T* address) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_acquire);
+  }
+  /// A device-scope relaxed load: polls without the cost of an acquire (which
+  /// invalidates the SM's L1); pair it with fence() once the flag is seen.
+  template <class T>
+  __device__ static T load_relaxed(const T* address) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_relaxed);
+  }
+  /// A device-scope relaxed store.
+  template <class T>
+  __device__ static void store_relaxed(T* address, T value) {
+    cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_relaxed);
+  }
+  /// A device-scope relaxed store of two 64-bit words at a 16-byte aligned address in
+  /// one 16-byte access, and the load that reads both at once. The hardware performs
+  /// an aligned 16-byte access whole (CUB's look-back relies on it too), so a poller
+  /// never sees a flag in the first word without the value in the second.
+  __device__ static void store_relaxed_pair(unsigned long long* address, unsigned long long first,
+                                            unsigned long long second) {
+    asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};" ::"l"(address), "l"(first), "l"(second) : "memory");
+  }
+  __device__ static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first,
+                                           unsigned long long& second) {
+    asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(address) : "memory");
+  }
+  /// A device-scope release store.
+  template <class T>
+  __device__ static void store_release(T* address, T value) {
+    cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_release);
+  }
+  /// A device-scope fence (__threadfence).
+  __device__ static void fence() { __threadfence(); }
+  /// Whether p points into shared memory.
+  __device__ static bool is_shared(const void* p) { return __isShared(p) != 0; }
+
+  // ---- placement
+  __device__ static unsigned lane_id() {
+    unsigned l;
+    asm("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+  }
+  __device__ static unsigned block_thread_rank() { return cg::this_thread_block().thread_rank(); }
+  __device__ static unsigned block_threads() { return cg::this_thread_block().num_threads(); }
+  __device__ static ::dim3 block_index() { return cg::this_thread_block().group_index(); }
+  __device__ static ::dim3 thread_index() { return cg::this_thread_block().thread_index(); }
+  __device__ static ::dim3 block_dim() { return cg::this_thread_block().dim_threads(); }
+  __device__ static void block_sync() { __syncthreads(); }
+  __device__ static void check_block_size(unsigned) {}
+  __device__ static unsigned long long num_blocks() { return cg::this_grid().num_blocks(); }
+  __device__ static unsigned long long block_rank() { return cg::this_grid().block_rank(); }
+  __device__ static ::dim3 grid_dim() { return cg::this_grid().dim_blocks(); }
+  __device__ static void grid_sync() { cg::this_grid().sync(); }
+
+  // ---- warp
+  template <shfl_kind Kind, class T>
+  __device__ static unsigned shfl(unsigned mask, unsigned word, unsigned arg, int width) {
+    if constexpr (Kind == shfl_kind::idx) return __shfl_sync(mask, word, static_cast<int>(arg), width);
+    else if constexpr (Kind == shfl_kind::up) return __shfl_up_sync(mask, word, arg, width);
+    else if constexpr (Kind == shfl_kind::down) return __shfl_down_sync(mask, word, arg, width);
+    else return __shfl_xor_sync(mask, word, static_cast<int>(arg), width);
+  }
+  __device__ static unsigned ballot(unsigned mask, bool p) { return __ballot_sync(mask, p); }
+  __device__ static bool any(unsigned mask, bool p) { return __any_sync(mask, p) != 0; }
+  __device__ static bool all(unsigned mask, bool p) { return __all_sync(mask, p) != 0; }
+  template <class W>
+  __device__ static unsigned match_any(unsigned mask, W word) { return __match_any_sync(mask, word); }
+  template <class W>
+  __device__ static unsigned match_all(unsigned mask, W word, bool& pred) {
+    int p = 0;
+    const unsigned m = __match_all_sync(mask, word, &p);
+    pred = p != 0;
+    return m;
+  }
+  __device__ static void syncwarp(unsigned mask) { __syncwarp(mask); }
+  /// redux.sync (sm_80+) over the lanes of mask, 32-bit integers.
+  static constexpr bool has_redux = TILEKIT_HAS_REDUX;
+  template <builtin_op Op, class T>
+  __device__ static T redux(unsigned mask, T v) {
+#if TILEKIT_HAS_REDUX
+    if constexpr (detail::stdx::is_signed<T>::value) {
+      switch (Op) {
+        case builtin_op::sum: return __reduce_add_sync(mask, v);
+        case builtin_op::min: return __reduce_min_sync(mask, v);
+        case builtin_op::max: return __reduce_max_sync(mask, v);
+        case builtin_op::bit_and: return static_cast<T>(__reduce_and_sync(mask, static_cast<unsigned>(v)));
+        case builtin_op::bit_or: return static_cast<T>(__reduce_or_sync(mask, static_cast<unsigned>(v)));
+        default: return static_cast<T>(__reduce_xor_sync(mask, static_cast<unsigned>(v)));
+      }
+    } else {
+      switch (Op) {
+        case builtin_op::sum: return __reduce_add_sync(mask, v);
+        case builtin_op::min: return __reduce_min_sync(mask, v);
+        case builtin_op::max: return __reduce_max_sync(mask, v);
+        case builtin_op::bit_and: return __reduce_and_sync(mask, v);
+        case builtin_op::bit_or: return __reduce_or_sync(mask, v);
+        default: return __reduce_xor_sync(mask, v);
+      }
+    }
+#else
+    (void)mask;
+    __trap();
+    return v;
+#endif
+  }
+};
+
+/// tile<N>: N lanes of one warp (core/group.hpp's basic_tile on the GPU).
+template <unsigned N>
+using tile = basic_tile<N, gpu_backend>;
+/// A thread block; Threads = 0: size known at run time only.
+template <unsigned Threads = 0>
+using block = basic_block<Threads, gpu_backend>;
+/// The whole grid. sync() needs a cooperative launch (tilekit::launch_cooperative).
+using grid_group = basic_grid<gpu_backend>;
+
+/// The calling thread's block, its size fixed at compile time.
+/// @pre blockDim.x * blockDim.y * blockDim.z == Threads.
+template <unsigned Threads = 0>
+__device__ block<Threads> this_block() {
+  return block<Threads>();
+}
+
+}  // namespace tilekit
