@@ -24,6 +24,11 @@ struct warp_rows {
   static constexpr unsigned row_items = 32 * V, items = R * row_items;
   /// Where item j of lane `lane` in row r lies in the stretch.
   TILEKIT_HD static constexpr unsigned offset(unsigned r, unsigned lane, unsigned j) { return r * row_items + lane * V + j; }
+  /// The same item's index in the whole input, for a stretch starting at `stretch`. (64-bit
+  /// arithmetic throughout: in the select kernel, adding a 32-bit offset instead cost spills.)
+  TILEKIT_HD static constexpr detail::count_t index(detail::count_t stretch, unsigned r, unsigned lane, unsigned j) {
+    return stretch + detail::count_t(r) * row_items + detail::count_t(lane) * V + j;
+  }
 
   /// Lane `lane`'s items of the stretch at in[stretch ..]: items[r][j] = in[stretch + offset(r, lane, j)],
   /// T{} past n. With `vectors` (a whole stretch of a 16-byte aligned input), one 16-byte load per row.
@@ -34,7 +39,7 @@ struct warp_rows {
       if (vectors) {
         TILEKIT_UNROLL
         for (unsigned r = 0; r < R; ++r) {
-          const auto v = detail::load_vector<T, V>(in + stretch + offset(r, lane, 0));
+          const auto v = detail::load_vector<T, V>(in + index(stretch, r, lane, 0));
           TILEKIT_UNROLL
           for (unsigned j = 0; j < V; ++j) items[r][j] = v.item[j];
         }
@@ -45,7 +50,7 @@ struct warp_rows {
     for (unsigned r = 0; r < R; ++r) {
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const detail::count_t i = stretch + offset(r, lane, j);
+        const detail::count_t i = index(stretch, r, lane, j);
         items[r][j] = i < n ? T(in[i]) : T{};
       }
     }

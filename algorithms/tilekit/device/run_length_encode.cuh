@@ -126,7 +126,7 @@ struct rle_kernel {
     count_t warp_head = -1;
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t row = stretch + rows::offset(r, 0, 0), at = stretch + rows::offset(r, lane, 0);
+      const count_t row = rows::index(stretch, r, 0, 0), at = rows::index(stretch, r, lane, 0);
       const T from_left = warp.shfl_up(items[r][V - 1], 1);
       const T first_before = lane > 0 ? from_left : before;
       before = warp.shfl(items[r][V - 1], 31);
@@ -181,7 +181,7 @@ struct rle_kernel {
     const unsigned slot0 = warp_index * unsigned(warp_items);
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t row = stretch + rows::offset(r, 0, 0), at = stretch + rows::offset(r, lane, 0);
+      const count_t row = rows::index(stretch, r, 0, 0), at = rows::index(stretch, r, lane, 0);
       unsigned heads[V], below = 0, any_head = 0;
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {

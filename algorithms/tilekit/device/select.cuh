@@ -107,7 +107,7 @@ struct select_kernel {
     const unsigned lower_lanes = lanes_below(lane);
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t at = stretch + rows::offset(r, lane, 0);
+      const count_t at = rows::index(stretch, r, lane, 0);
       T previous = carry;
       if constexpr (Keep::wants_previous) {
         const T from_left = warp.shfl_up(items[r][V - 1], 1);
