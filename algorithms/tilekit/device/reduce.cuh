@@ -327,7 +327,7 @@ cudaError_t arg_extremum(void* temp, std::size_t& temp_bytes, In in, std::int64_
   if (temp != nullptr && (is_null(value_out) || is_null(index_out) || (n > 0 && is_null(in))))
     return cudaErrorInvalidValue;
   const arg_item<T> none{0, T{}, false};
-  const auto items = tilekit::detail::unwrap(in);  // a thrust::device_ptr as its pointer: vector loads
+  auto items = tilekit::detail::unwrap(in);  // a thrust::device_ptr as its pointer: vector loads
   return device::reduce(temp, temp_bytes, tilekit::detail::indexed_input<decltype(items)>{items}, n,
                         tilekit::detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out},
                         tilekit::detail::arg_extremum<Max>{}, none, stream);
