@@ -169,7 +169,9 @@ struct rle_kernel {
       chunk_total = run_mark_op{}(chunk_total, m);
     }
     if (warp_index == 0) {
-      look_back<decltype(block), run_mark, run_mark_op, States> prefix{block, states, chunk, run_mark_op{}, run_mark{0, -1}, true};
+      const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
+      look_back<decltype(block), run_mark, run_mark_op, States> prefix{block,         states, chunk, run_mark_op{},
+                                                                       run_mark{0, -1}, true,   patient};
       const run_mark p = prefix(chunk_total);
       if (lane == 0) shared.prefix = p;
     }

@@ -80,7 +80,8 @@ struct scan_kernel {
     } else {
       load_items(items, first, base);
     }
-    look_back<decltype(block), T, Op> prefix{block, states, chunk, op, init, has_init};
+    const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
+    look_back<decltype(block), T, Op> prefix{block, states, chunk, op, init, has_init, patient};
     if (chunk == 0 && !has_init) {
       const T aggregate = tilekit::inclusive_scan(block, items, items, op, shared.scan);
       if (block.thread_rank() == 0) states.template publish<typename decltype(block)::backend>(0, 2, aggregate);

@@ -134,7 +134,9 @@ struct select_kernel {
       chunk_count += shared.warp_counts[v];
     }
     if (warp_index == 0) {
-      look_back<decltype(block), count_t, plus, count_states> prefix{block, states, chunk, plus{}, count_t(0), true};
+      const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
+      look_back<decltype(block), count_t, plus, count_states, chunk_items> prefix{block, states, chunk, plus{},
+                                                                                  count_t(0), true, patient};
       const count_t p = prefix(chunk_count);
       if (lane == 0) shared.chunk_prefix = p;
     }

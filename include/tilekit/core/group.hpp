@@ -14,13 +14,13 @@
 //   placement  lane_id() (%laneid), block_thread_rank(), block_threads(), block_index(),
 //              thread_index(), block_dim(), block_sync(), check_block_size(Threads),
 //              num_blocks(), block_rank(), grid_dim(), grid_sync()
-//   warp       shfl<Kind, T>(mask, word, arg, width) on one 32-bit word of a T,
+//   warp       shfl<Kind, T>(mask, words, arg, width): a T's 32-bit words, each moved the same way,
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
 //              syncwarp(mask)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
-//              fence, is_shared
+//              fence, is_shared, pause(ns) (a poller's back-off)
 //   types      dim3 (what block_index() and friends return)
 #pragma once
 #include <tilekit/core/operators.hpp>
@@ -57,7 +57,7 @@ struct has_placement<B, stdx::void_t<decltype(B::lane_id()), decltype(B::block_t
 template <class B, class = void>
 struct has_warp_ops : stdx::false_type {};
 template <class B>
-struct has_warp_ops<B, stdx::void_t<decltype(B::template shfl<shfl_kind::idx, unsigned>(0u, 0u, 0u, 32)),
+struct has_warp_ops<B, stdx::void_t<decltype(B::template shfl<shfl_kind::idx, unsigned>(0u, stdx::declval<unsigned (&)[1]>(), 0u, 32)),
                                     decltype(B::ballot(0u, true)), decltype(B::any(0u, true)), decltype(B::all(0u, true)),
                                     decltype(B::match_any(0u, 0u)), decltype(B::syncwarp(0u)),
                                     decltype(B::has_redux)>> : stdx::true_type {};
@@ -68,7 +68,8 @@ struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigne
                                       decltype(B::load_acquire(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
-                                      decltype(B::fence()), decltype(B::is_shared(nullptr))>> : stdx::true_type {};
+                                      decltype(B::fence()), decltype(B::pause(0u)),
+                                      decltype(B::is_shared(nullptr))>> : stdx::true_type {};
 }  // namespace detail
 
 /// Compiles only for a type that provides what the groups and algorithms call.
@@ -78,10 +79,10 @@ struct backend_contract {
                 "tilekit backend: needs lane_id, block_thread_rank, block_threads, block_index, block_sync, "
                 "num_blocks, block_rank and grid_sync");
   static_assert(detail::has_warp_ops<Backend>::value,
-                "tilekit backend: needs shfl<Kind, T>(mask, word, arg, width), ballot, any, all, match_any, "
+                "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
                 "syncwarp and has_redux");
   static_assert(detail::has_memory_ops<Backend>::value,
-                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence and is_shared");
+                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause and is_shared");
   static constexpr bool value = true;
 };
 
@@ -173,8 +174,7 @@ class basic_tile {
     constexpr unsigned words = (sizeof(T) + 3) / 4;
     unsigned w[words] = {};
     std::memcpy(w, &v, sizeof(T));
-    TILEKIT_UNROLL
-    for (unsigned i = 0; i < words; ++i) w[i] = Backend::template shfl<Kind, T>(lane_mask(), w[i], arg, int(N));
+    Backend::template shfl<Kind, T>(lane_mask(), w, arg, int(N));
     T out = v;  // T need not be default constructible
     std::memcpy(static_cast<void*>(&out), w, sizeof(T));
     return out;

@@ -65,6 +65,10 @@ struct gpu_backend {
   __device__ static void store_release(T* address, T value) {
     cuda::atomic_ref<T, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_release);
   }
+  /// Sleeps about ns nanoseconds (__nanosleep): a poller's back-off.
+  __device__ static void pause(unsigned ns) {
+    if (ns > 0) __nanosleep(ns);
+  }
   /// A device-scope fence (__threadfence).
   __device__ static void fence() { __threadfence(); }
   /// Whether p points into shared memory.
@@ -89,12 +93,16 @@ struct gpu_backend {
   __device__ static void grid_sync() { cg::this_grid().sync(); }
 
   // ---- warp
-  template <shfl_kind Kind, class T>
-  __device__ static unsigned shfl(unsigned mask, unsigned word, unsigned arg, int width) {
-    if constexpr (Kind == shfl_kind::idx) return __shfl_sync(mask, word, static_cast<int>(arg), width);
-    else if constexpr (Kind == shfl_kind::up) return __shfl_up_sync(mask, word, arg, width);
-    else if constexpr (Kind == shfl_kind::down) return __shfl_down_sync(mask, word, arg, width);
-    else return __shfl_xor_sync(mask, word, static_cast<int>(arg), width);
+  /// A T's words, each shuffled with the same pattern (in place).
+  template <shfl_kind Kind, class T, unsigned W>
+  __device__ static void shfl(unsigned mask, unsigned (&words)[W], unsigned arg, int width) {
+#pragma unroll
+    for (unsigned i = 0; i < W; ++i) {
+      if constexpr (Kind == shfl_kind::idx) words[i] = __shfl_sync(mask, words[i], static_cast<int>(arg), width);
+      else if constexpr (Kind == shfl_kind::up) words[i] = __shfl_up_sync(mask, words[i], arg, width);
+      else if constexpr (Kind == shfl_kind::down) words[i] = __shfl_down_sync(mask, words[i], arg, width);
+      else words[i] = __shfl_xor_sync(mask, words[i], static_cast<int>(arg), width);
+    }
   }
   __device__ static unsigned ballot(unsigned mask, bool p) { return __ballot_sync(mask, p); }
   __device__ static bool any(unsigned mask, bool p) { return __any_sync(mask, p) != 0; }

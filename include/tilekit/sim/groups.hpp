@@ -84,6 +84,8 @@ struct backend {
     *address = value;
     written();
   }
+  /// A poller's back-off: the other simulated threads run meanwhile.
+  static void pause(unsigned) { detail::runtime::get().yield(); }
   /// A device-scope fence (__threadfence).
   static void fence() { detail::runtime::get().yield(); }
   /// Whether p points into the calling block's shared memory.
@@ -117,15 +119,15 @@ struct backend {
   static sim::dim3 grid_dim() { return rt().grid_dim(); }
   static void grid_sync() { rt().grid_barrier(); }
 
-  // ---- warp: one 32-bit word of a T at a time, as the GPU's tile shuffles
-  template <shfl_kind Kind, class T>
-  static unsigned shfl(unsigned mask, unsigned word, unsigned arg, int width) {
+  // ---- warp: a T's 32-bit words, as the GPU's tile shuffles them; one simulated
+  // collective moves them all (the trace shows them as the T they hold).
+  template <shfl_kind Kind, class T, unsigned W>
+  static void shfl(unsigned mask, unsigned (&words)[W], unsigned arg, int width) {
     constexpr detail::op kind = Kind == shfl_kind::idx    ? detail::op::shfl_idx
                                 : Kind == shfl_kind::up   ? detail::op::shfl_up
                                 : Kind == shfl_kind::down ? detail::op::shfl_down
                                                           : detail::op::shfl_bfly;
-    // The trace shows the word as the T it is of when T is one word, in hex otherwise.
-    return detail::shuffle_word(kind, mask, word, arg, width, sizeof(T) == 4 ? &detail::print_value<T> : &detail::print_hex_word);
+    detail::shuffle_words(kind, mask, words, W, arg, width, &detail::print_value<T>);
   }
   static unsigned ballot(unsigned mask, bool p) { return ballot_sync(mask, p); }
   static bool any(unsigned mask, bool p) { return any_sync(mask, p) != 0; }

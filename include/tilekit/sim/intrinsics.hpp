@@ -64,23 +64,16 @@ T shuffle(op kind, unsigned mask, const T& v, unsigned b, int width) {
   return out;
 }
 
-// One 32-bit word of a wider value, as the tile shuffles move them (the GPU's way).
-inline unsigned shuffle_word(op kind, unsigned mask, unsigned word, unsigned b, int width, printer print) {
+// The 32-bit words of a value, in place, as a tile moves them on the GPU (every word
+// with the same pattern); one collective for all of them.
+inline void shuffle_words(op kind, unsigned mask, unsigned* words, unsigned count, unsigned b, int width, printer print) {
   runtime& rt = runtime::get();
   lane_io& io = rt.self().io;
-  io.in.resize(4);
-  std::memcpy(io.in.data(), &word, 4);
+  io.in.resize(4 * count);
+  std::memcpy(io.in.data(), words, 4 * count);
   io.b = b;
-  rt.warp_collective(kind, mask, static_cast<unsigned>(width), 4, false, print);
-  unsigned out;
-  std::memcpy(&out, rt.self().io.out.data(), 4);
-  return out;
-}
-
-inline void print_hex_word(std::ostream& os, const unsigned char* bytes) {
-  unsigned w;
-  std::memcpy(&w, bytes, 4);
-  os << "0x" << std::hex << w << std::dec;
+  rt.warp_collective(kind, mask, static_cast<unsigned>(width), 4 * count, false, print);
+  std::memcpy(words, rt.self().io.out.data(), 4 * count);
 }
 
 inline unsigned vote(op kind, unsigned mask, bool pred) {

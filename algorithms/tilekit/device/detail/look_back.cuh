@@ -6,6 +6,7 @@
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/storage.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/tile/reduce.cuh>
 
 namespace tilekit::detail {
@@ -19,7 +20,7 @@ namespace tilekit::detail {
 //   Larger values: a flag word and the values as 32-bit words, written before the
 //   flag is released and read after its acquire (an acquire also empties the L1,
 //   so this path costs more).
-// wait(chunk, v) spins until the chunk has published, sets v and returns the flag.
+// poll(chunk, v) reads the chunk's state once: its flag (0: nothing yet), and v where set.
 enum class state_layout { packed, pair, fenced };
 template <class T>
 constexpr state_layout state_layout_of() {
@@ -39,10 +40,8 @@ struct chunk_states {
     Backend::store_relaxed(word(chunk), (static_cast<unsigned long long>(flag) << 32) | bits);
   }
   template <class Backend>
-  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
-    unsigned long long w;
-    while (((w = Backend::load_relaxed(word(chunk))) >> 32) == 0) {
-    }
+  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
+    const unsigned long long w = Backend::load_relaxed(word(chunk));
     const unsigned bits = static_cast<unsigned>(w);
     std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
     return static_cast<unsigned>(w >> 32);
@@ -64,11 +63,9 @@ struct chunk_states<T, state_layout::pair> {
     Backend::store_relaxed_pair(word(chunk), flag, bits);
   }
   template <class Backend>
-  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
+  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
     unsigned long long flag = 0, bits = 0;
-    do {
-      Backend::load_relaxed_pair(word(chunk), flag, bits);
-    } while (flag == 0);
+    Backend::load_relaxed_pair(word(chunk), flag, bits);
     std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
     return static_cast<unsigned>(flag);
   }
@@ -92,10 +89,9 @@ struct chunk_states<T, state_layout::fenced> {
     Backend::store_release(flags + chunk, flag);
   }
   template <class Backend>
-  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
-    unsigned flag;
-    while ((flag = Backend::load_acquire(flags + chunk)) == 0) {
-    }
+  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
+    const unsigned flag = Backend::load_acquire(flags + chunk);
+    if (flag == 0) return 0;
     unsigned w[words];
     const unsigned* src = values + (2 * chunk + (flag - 1)) * words;
     for (unsigned i = 0; i < words; ++i) w[i] = Backend::load_relaxed(src + i);  // bypasses L1: never stale
@@ -121,10 +117,8 @@ struct packed62_states {
     Backend::store_relaxed(word(chunk), (static_cast<unsigned long long>(flag) << 62) | Codec::bits(v));
   }
   template <class Backend>
-  TILEKIT_HD unsigned wait(count_t chunk, T& v) const {
-    unsigned long long w;
-    while (((w = Backend::load_relaxed(word(chunk))) >> 62) == 0) {
-    }
+  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
+    const unsigned long long w = Backend::load_relaxed(word(chunk));
     v = Codec::value(w & value_mask);
     return static_cast<unsigned>(w >> 62);
   }
@@ -159,10 +153,39 @@ TILEKIT_HD chunk_state_storage<States> carve_chunk_states(void* temp, count_t ch
           std::size_t(chunks) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
 }
 
+// The window walk's reduction: op over the values of lanes from .. 31 of the warp, in
+// lane order, in lane 0 (every lane where the operator is a built-in one on 32-bit
+// integers: one redux.sync). `from` is the same in every lane.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Warp, class T, class Op>
+TILEKIT_HD T window_reduce(const Warp& warp, const T& value, unsigned from, Op op) {
+  const unsigned lane = warp.thread_rank();
+  if constexpr (hardware_reducible_v<T, Op> && Warp::has_hardware_reduce && has_identity_v<T, Op>) {
+    return reduce_hardware(warp, lane >= from ? value : identity<T>(op), op);  // commutative: order is free
+  } else {
+    // Lane i takes lane from + i's value; then a tree over the first 32 - from lanes,
+    // each step combining a lane with a higher one on its right: order is kept.
+    T x = warp.shfl_down(value, from);
+    const unsigned count = 32 - from;
+    TILEKIT_UNROLL
+    for (unsigned d = 1; d < 32; d *= 2) {
+      const T right = warp.shfl_down(x, d);
+      if (lane + d < count) x = op(x, right);
+    }
+    return x;
+  }
+}
+
 // The block scan's prefix callback for chunk `chunk` (called by the first warp):
-// publishes the aggregate, looks back, publishes the inclusive prefix and
-// returns the seed of this chunk ([init op] everything before it).
-template <class Block, class T, class Op, class States = chunk_states<T>>
+// publishes the aggregate, looks back, publishes the inclusive prefix and returns
+// (in lane 0) the seed of this chunk ([init op] everything before it). The warp
+// polls a window of the 32 chunks before the nearest one it has not yet folded,
+// all lanes together, pausing between polls (look_back_tuning), until each of them
+// has published; the window's values from its nearest inclusive prefix on are
+// reduced (window_reduce) and the walk ends there, or goes on 32 chunks further back.
+// MaxAggregate (0: none known): a bound on every chunk's aggregate; with 64-bit
+// counts (plus), 31 aggregates below 2^32 add up in one 32-bit redux.sync.
+template <class Block, class T, class Op, class States = chunk_states<T>, count_t MaxAggregate = 0>
 struct look_back {
   Block block;  // by value, as everything here: nothing needs an address (no local memory)
   States states;
@@ -170,6 +193,10 @@ struct look_back {
   Op op;
   T init;
   bool has_init;
+  bool patient = false;  // pause before and between polls (look_back_tuning): the grid is large
+
+  static constexpr bool narrow_counts = stdx::is_same<T, count_t>::value && builtin_kind_v<Op> == builtin_op::sum &&
+                                        MaxAggregate > 0 && MaxAggregate * 31 < (count_t(1) << 32);
 
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD T operator()(const T& aggregate) const {
@@ -181,20 +208,30 @@ struct look_back {
       return init;  // @pre chunk 0 calls back only with an init
     }
     if (lane == 0) states.template publish<be>(chunk, 1, aggregate);
+    if (patient) be::pause(look_back_tuning::first_poll_ns);
     T prefix = aggregate;  // placeholder until the first window
     bool have = false;
     for (count_t end = chunk;; end -= 32) {
       const count_t j = end - 32 + count_t(lane);  // lane 31: the nearest chunk
       T value = aggregate;
-      const unsigned flag = j >= 0 ? states.template wait<be>(j, value) : 0u;
+      unsigned flag = 3;  // lanes before chunk 0: nothing to wait for (chunk 0 is inclusive)
+      for (;;) {
+        if (j >= 0) flag = states.template poll<be>(j, value);
+        if (warp.all(flag != 0)) break;
+        if (patient) be::pause(look_back_tuning::retry_ns);
+      }
       const unsigned inclusive_lanes = warp.ballot(flag == 2);
       const unsigned from = inclusive_lanes ? detail::highest_bit(inclusive_lanes) : 0u;
-      const maybe<T> mine{value, j >= 0 && lane >= from};
-      const maybe<T> window = tilekit::reduce_butterfly(warp, mine, maybe_op<Op>{op});
-      if (window.present) {
-        prefix = have ? op(window.value, prefix) : window.value;
-        have = true;
+      T window;
+      if constexpr (narrow_counts) {
+        const count_t first = warp.shfl(value, from);  // the inclusive prefix, or the window's first aggregate
+        const unsigned later = lane > from ? static_cast<unsigned>(value) : 0u;
+        window = first + count_t(tilekit::reduce_hardware(warp, later, plus{}));
+      } else {
+        window = window_reduce(warp, value, from, op);
       }
+      prefix = have ? op(window, prefix) : window;
+      have = true;
       if (inclusive_lanes) break;  // chunk 0 always publishes an inclusive prefix
     }
     if (lane == 0) states.template publish<be>(chunk, 2, op(prefix, aggregate));
