@@ -49,7 +49,7 @@ foreach(h ${headers})
     set(bad FALSE)
     if(target_rank GREATER rank OR target_rank EQUAL -1)
       set(bad TRUE)
-    elseif(target_rank EQUAL rank AND NOT target_family STREQUAL family AND rank LESS 8 AND NOT rank EQUAL 2 AND NOT rank EQUAL 3)
+    elseif(target_rank EQUAL rank AND NOT target_family STREQUAL family AND rank LESS 8)
       set(bad TRUE)  # gpu <-> sim, multi <-> cub
     endif()
     if(bad)

@@ -20,7 +20,6 @@ namespace tilekit {
 /// The warp-rows arrangement of a warp's stretch: R rows of 32 lanes x V items.
 template <unsigned R, unsigned V>
 struct warp_rows {
-  static constexpr unsigned rows = R, per_lane = V;
   static constexpr unsigned row_items = 32 * V, items = R * row_items;
   /// Where item j of lane `lane` in row r lies in the stretch.
   TILEKIT_HD static constexpr unsigned offset(unsigned r, unsigned lane, unsigned j) { return r * row_items + lane * V + j; }

@@ -4,7 +4,6 @@
 // inclusive prefix), how they are stored and polled, and the window walk back.
 #pragma once
 #include <tilekit/core/iterator.hpp>
-#include <tilekit/core/storage.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/tile/reduce.cuh>
