@@ -30,6 +30,7 @@
 #include <cub/device/device_select.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_run_length_encode.cuh>
+#include <cub/version.cuh>
 
 #include <algorithm>
 #include <cstdlib>
@@ -94,7 +95,12 @@ workspace& ws() {
 }
 
 enum class impl { tilekit, cub, thrust };
-const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? "cub" : "thrust"; }
+// The CUB rows' name: "cub_latest" in the builds against a second CCCL (perf/CMakeLists.txt),
+// so that their JSON merges with this build's in one report.
+#ifndef TILEKIT_BENCH_CUB_NAME
+#define TILEKIT_BENCH_CUB_NAME "cub"
+#endif
+const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? TILEKIT_BENCH_CUB_NAME : "thrust"; }
 
 void reduce(impl i, int n) {
   auto& w = ws();
@@ -277,6 +283,9 @@ void add(const std::string& algo, impl i, int log_n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Which CUB the cub rows ran: the JSON's context says, and the report names it.
+  benchmark::AddCustomContext("cub_version", std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) +
+                                                 "." + std::to_string(CUB_SUBMINOR_VERSION));
   return bench::run(argc, argv, [] {
     std::vector<int> every_other;
     for (int l = min_log; l <= max_log; l += 2) every_other.push_back(l);

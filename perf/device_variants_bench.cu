@@ -22,6 +22,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <cub/version.cuh>
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/extrema.h>
@@ -102,7 +103,12 @@ unsigned long long differing_bytes(const void* a, const void* b, std::size_t byt
 }
 
 enum class impl { tilekit, cub, thrust };
-const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? "cub" : "thrust"; }
+// The CUB rows' name: "cub_latest" in the builds against a second CCCL (perf/CMakeLists.txt),
+// so that their JSON merges with this build's in one report.
+#ifndef TILEKIT_BENCH_CUB_NAME
+#define TILEKIT_BENCH_CUB_NAME "cub"
+#endif
+const char* name(impl i) { return i == impl::tilekit ? "tilekit" : i == impl::cub ? TILEKIT_BENCH_CUB_NAME : "thrust"; }
 
 // One benchmark case: its label parts, the data it reads, the bytes it must move,
 // how each implementation runs (writing to `out`), and the output bytes to compare.
@@ -285,6 +291,9 @@ variant distinct_variant() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Which CUB the cub rows ran: the JSON's context says, and the report names it.
+  benchmark::AddCustomContext("cub_version", std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) +
+                                                 "." + std::to_string(CUB_SUBMINOR_VERSION));
   return bench::run(argc, argv, [] {
     const std::vector<variant> variants = {
         reduce_variant<long long>("int64"), reduce_variant<float>("float"), reduce_variant<double>("double"),
