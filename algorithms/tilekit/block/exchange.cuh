@@ -10,7 +10,8 @@
 //   warp striped  lane l holds items j*32 + l (j = 0 .. K-1) of its warp's stretch:
 //                 each load or store of a warp covers 32 consecutive items.
 // warp_transpose moves a warp's stretch between blocked and warp-striped through
-// the warp's share of shared memory.
+// the warp's share of shared memory, item by item; warp_vector_transpose does the
+// same 16 bytes at a time (inputs of arithmetic items that divide 16 bytes).
 #pragma once
 #include <tilekit/core/config.hpp>
 #include <tilekit/core/iterator.hpp>
@@ -94,6 +95,97 @@ struct warp_transpose {
     for (unsigned j = 0; j < K; ++j) {
       const detail::count_t i = stretch + j * 32 + lane;
       if (i < end) out[i] = slots[padded(j * 32 + lane)];
+    }
+  }
+};
+
+/// A warp's 32 x K items (Vec to a 16-byte granule, K / Vec granules per lane) moved
+/// between blocked and warp-striped 16-byte vectors through `slots` (the warp's own
+/// shared memory, 32 * K T's, 16-byte aligned): one 16-byte shared access per granule
+/// each way, and none of them conflicts. Granule g of the stretch lives at swizzled(g).
+template <unsigned K, unsigned Vec>
+struct warp_vector_transpose {
+  static_assert(K % Vec == 0, "warp_vector_transpose: K must be a multiple of the items per 16-byte vector");
+  static constexpr unsigned per_lane = K / Vec;  // granules a lane holds, blocked
+  static constexpr unsigned slots = 32 * K;
+  // A quarter warp's 8 lanes are served at once; they are free of conflicts when their
+  // granules differ mod 8. Blocked, lane l reads granule l * per_lane + j: with
+  // d = gcd(per_lane, 8) those fall on 8 / d residues, d lanes on each. The lanes of one
+  // residue lie in different runs of 8 / d lanes (`period` granules); xoring the low
+  // bits with the run's index mod d moves them apart. Striped, 8 lanes read 8 aligned
+  // consecutive granules: the same xor for all (period is a multiple of 8), no conflict.
+  static constexpr unsigned gcd8 = per_lane % 8 == 0 ? 8 : per_lane % 4 == 0 ? 4 : per_lane % 2 == 0 ? 2 : 1;
+  static constexpr unsigned period = 8 * per_lane / gcd8;
+  TILEKIT_HD static constexpr unsigned swizzled(unsigned g) { return g ^ ((g / period) % gcd8); }
+
+  /// Blocked items of the whole, 16-byte aligned stretch at in[..], read as striped vectors.
+  template <class Warp, class T>
+  TILEKIT_HD static void load_vectors_to_blocked(const Warp& warp, const T* in, T (&items)[K], T* slots) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned s = 0; s < per_lane; ++s) {
+      const unsigned g = s * 32 + lane;
+      detail::store_vector<T, Vec>(slots + swizzled(g) * Vec, detail::load_vector<T, Vec>(in + g * Vec));
+    }
+    warp.sync();
+    read_blocked(warp, slots, items);
+  }
+
+  /// Starts copying the whole, 16-byte aligned stretch at in[..] into slots (Backend's
+  /// copy_async16); the caller commits, waits, and syncs the warp before read_blocked.
+  template <class Backend, class Warp, class T>
+  TILEKIT_HD static void copy_async(const Warp& warp, const T* in, T* slots) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned s = 0; s < per_lane; ++s) {
+      const unsigned g = s * 32 + lane;
+      Backend::copy_async16(slots + swizzled(g) * Vec, in + g * Vec);
+    }
+  }
+
+  /// The calling lane's blocked items from slots holding the whole stretch.
+  template <class Warp, class T>
+  TILEKIT_HD static void read_blocked(const Warp& warp, const T* slots, T (&items)[K]) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < per_lane; ++j) {
+      const auto v = detail::load_vector<T, Vec>(slots + swizzled(lane * per_lane + j) * Vec);
+      TILEKIT_UNROLL
+      for (unsigned i = 0; i < Vec; ++i) items[j * Vec + i] = v.item[i];
+    }
+  }
+
+  /// Stores blocked items to out[stretch + i] for stretch + i < end, warp-striped. With
+  /// `vectors` (out a T*, the whole stretch, out + stretch 16-byte aligned) one 16-byte
+  /// store per granule; else item by item, 32 consecutive items per store instruction.
+  /// @pre the warp has finished reading slots (a warp.sync() or block barrier since).
+  template <class Warp, class T, class Out>
+  TILEKIT_HD static void store_blocked(const Warp& warp, const T (&items)[K], T* slots, Out out,
+                                       detail::count_t stretch, detail::count_t end, bool vectors) {
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < per_lane; ++j) {
+      detail::vector_of<T, Vec> v;
+      TILEKIT_UNROLL
+      for (unsigned i = 0; i < Vec; ++i) v.item[i] = items[j * Vec + i];
+      detail::store_vector<T, Vec>(slots + swizzled(lane * per_lane + j) * Vec, v);
+    }
+    warp.sync();
+    if constexpr (detail::stdx::is_same<Out, T*>::value) {
+      if (vectors) {
+        TILEKIT_UNROLL
+        for (unsigned s = 0; s < per_lane; ++s) {
+          const unsigned g = s * 32 + lane;
+          detail::store_vector<T, Vec>(out + stretch + g * Vec, detail::load_vector<T, Vec>(slots + swizzled(g) * Vec));
+        }
+        return;
+      }
+    }
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < K; ++j) {
+      const unsigned at = j * 32 + lane;
+      const detail::count_t i = stretch + at;
+      if (i < end) out[i] = slots[swizzled(at / Vec) * Vec + at % Vec];
     }
   }
 };

@@ -97,4 +97,14 @@ TILEKIT_HD vector_of<V, N> load_vector(const V* p) {
 #endif
 }
 
+/// Stores the N items of v at p (16-byte aligned) in one store.
+template <class V, unsigned N>
+TILEKIT_HD void store_vector(V* p, const vector_of<V, N>& v) {
+#if TILEKIT_DEVICE_PASS
+  *reinterpret_cast<vector_of<V, N>*>(p) = v;
+#else
+  std::memcpy(p, &v, sizeof(v));
+#endif
+}
+
 }  // namespace tilekit::detail
