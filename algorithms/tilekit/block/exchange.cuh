@@ -131,18 +131,6 @@ struct warp_vector_transpose {
     read_blocked(warp, slots, items);
   }
 
-  /// Starts copying the whole, 16-byte aligned stretch at in[..] into slots (Backend's
-  /// copy_async16); the caller commits, waits, and syncs the warp before read_blocked.
-  template <class Backend, class Warp, class T>
-  TILEKIT_HD static void copy_async(const Warp& warp, const T* in, T* slots) {
-    const unsigned lane = warp.thread_rank();
-    TILEKIT_UNROLL
-    for (unsigned s = 0; s < per_lane; ++s) {
-      const unsigned g = s * 32 + lane;
-      Backend::copy_async16(slots + swizzled(g) * Vec, in + g * Vec);
-    }
-  }
-
   /// The calling lane's blocked items from slots holding the whole stretch.
   template <class Warp, class T>
   TILEKIT_HD static void read_blocked(const Warp& warp, const T* slots, T (&items)[K]) {

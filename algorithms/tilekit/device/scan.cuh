@@ -32,32 +32,27 @@ namespace tilekit {
 // associative (values meet in index order). in == out is allowed. Chunk states
 // start zeroed (a memset before the launch). The entry points are
 // tilekit::device::inclusive_scan / exclusive_scan (GPU) and this function with
-// a tilekit::sim::launcher (simulator). Large inputs of 16-byte aligned arithmetic
-// items take the persistent kernel instead: the same chunks, in a grid that fits
-// on the device, each block copying its next chunk while it scans the current one.
+// a tilekit::sim::launcher (simulator).
 
 namespace detail {
 
 template <class In, class T>
 struct scan_shape {
   static constexpr unsigned vec = vector_items<In>();
-  // 16-byte vectors all the way (loads, transposes, stores, persistent copies): the scan's T is the input's.
+  // 16-byte vectors all the way (loads, swizzled transposes, stores): the scan's T is the input's.
   static constexpr bool vectors = vector_loadable_v<In> && stdx::is_same<value_of<In>, T>::value;
   static constexpr unsigned items = vector_loadable_v<In> ? scan_tuning::vectors * vec : scan_tuning::scalar_items;
   static constexpr count_t chunk = count_t(scan_tuning::threads) * items;
 };
 
-// What both scan kernels do with one chunk: load it, scan it seeded by the look-back, store it.
 template <bool Inclusive, class In, class Out, class T, class Op>
-struct scan_chunk {
+struct scan_kernel {
   using shape = scan_shape<In, T>;
   static constexpr unsigned Threads = scan_tuning::threads, K = shape::items;
   using exchange = stdx::conditional_t<shape::vectors, warp_vector_transpose<K, shape::vec>, warp_transpose<K>>;
-  template <unsigned Buffers>
   struct shared_t {
     scan_storage<T, Threads> scan;
-    alignas(16) raw_slots<T, (Threads / 32) * exchange::slots> transpose[Buffers];  // per warp: its stretch, blocked <-> striped
-    count_t first, next[2];  // the persistent kernel's first and next chunks
+    alignas(16) raw_slots<T, (Threads / 32) * exchange::slots> transpose;  // per warp: its stretch, blocked <-> striped
   };
   In in;
   Out out;
@@ -68,6 +63,19 @@ struct scan_chunk {
   bool vector_in;   // in is 16-byte aligned: whole chunks load vectors
   bool vector_out;  // out is a T*, 16-byte aligned: whole chunks store vectors
   chunk_states<T> states;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
+    const count_t chunk = count_t(ctx.grid().block_rank());
+    T* slots = &shared.transpose[warp.meta_group_rank() * exchange::slots];
+    T items[K] = {};
+    load(warp, chunk, items, slots);
+    scan_store(block, warp, shared.scan, chunk, items, slots, ctx.grid().num_blocks() >= look_back_tuning::patient_grid);
+  }
 
   // Loads chunk `chunk` into items (blocked), through the warp's slots.
   TILEKIT_EXEC_CHECK_DISABLE
@@ -114,117 +122,20 @@ struct scan_chunk {
   }
 };
 
-// One block per chunk, the block's rank its chunk.
-template <bool Inclusive, class In, class Out, class T, class Op>
-struct scan_kernel : scan_chunk<Inclusive, In, Out, T, Op> {
-  using base_t = scan_chunk<Inclusive, In, Out, T, Op>;
-  using shared_t = typename base_t::template shared_t<1>;
-  static constexpr unsigned Threads = base_t::Threads, K = base_t::K;
-
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<Threads>();
-    auto warp = tilekit::tiled_partition<32>(block);
-    shared_t& shared = ctx.template shared<shared_t>();
-    const count_t chunk = count_t(ctx.grid().block_rank());
-    T* slots = &shared.transpose[0][warp.meta_group_rank() * base_t::exchange::slots];
-    T items[K] = {};
-    this->load(warp, chunk, items, slots);
-    this->scan_store(block, warp, shared.scan, chunk, items, slots,
-                     ctx.grid().num_blocks() >= look_back_tuning::patient_grid);
-  }
-};
-
-// Persistent: a grid that fits on the device at once, each block taking chunk after chunk
-// from a ticket counter (so every chunk a block waits on is held by a running block) and
-// copying its next chunk into shared memory (copy_async16) while it scans the current
-// one: the loads stay in flight while the look-back waits.
-// @pre shape::vectors, vector_in, vector_out; tickets zeroed.
-template <bool Inclusive, class In, class Out, class T, class Op>
-struct scan_persistent_kernel : scan_chunk<Inclusive, In, Out, T, Op> {
-  using base_t = scan_chunk<Inclusive, In, Out, T, Op>;
-  using shared_t = typename base_t::template shared_t<2>;
-  using exchange = typename base_t::exchange;
-  using shape = typename base_t::shape;
-  static constexpr unsigned Threads = base_t::Threads, K = base_t::K;
-  static constexpr unsigned MinBlocksPerSM = scan_tuning::persistent_blocks_per_sm;
-  unsigned long long* tickets;
-  count_t chunks;
-
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<Threads>();
-    auto warp = tilekit::tiled_partition<32>(block);
-    using be = typename decltype(block)::backend;
-    shared_t& shared = ctx.template shared<shared_t>();
-    const unsigned at = warp.meta_group_rank() * exchange::slots;
-    const bool patient = chunks >= look_back_tuning::patient_grid;
-    if (block.thread_rank() == 0) {
-      shared.first = count_t(be::atomic_add(tickets, 1ull));
-      shared.next[0] = count_t(be::atomic_add(tickets, 1ull));
-    }
-    block.sync();
-    count_t chunk = shared.first;
-    if (chunk >= chunks) return;
-    start_copy(warp, chunk, &shared.transpose[0][at]);
-    be::copy_async_commit();  // a group of its own: the loop waits for all but the newest group
-    for (unsigned i = 0;; ++i) {
-      // next[i & 1] was written before the last iteration's block-scan barriers, and next[(i + 1) & 1]
-      // last read before them.
-      const count_t next = shared.next[i & 1];
-      if (block.thread_rank() == 0 && next < chunks) shared.next[(i + 1) & 1] = count_t(be::atomic_add(tickets, 1ull));
-      T* slots = &shared.transpose[i & 1][at];
-      warp.sync();  // the warp's reads of the other buffer (the last store) are done
-      if (next < chunks) start_copy(warp, next, &shared.transpose[(i + 1) & 1][at]);
-      be::copy_async_commit();
-      be::template copy_async_wait<1>();  // this chunk's copies have landed (the next one's may not)
-      warp.sync();
-      T items[K] = {};
-      if (whole(chunk)) exchange::read_blocked(warp, slots, items);
-      else this->load_items(items, warp_base(warp, chunk) + count_t(warp.thread_rank()) * K, chunk * shape::chunk);
-      this->scan_store(block, warp, shared.scan, chunk, items, slots, patient);
-      if (next >= chunks) return;
-      chunk = next;
-    }
-  }
-
-  TILEKIT_HD bool whole(count_t chunk) const { return this->n - chunk * shape::chunk >= shape::chunk; }
-  template <class Warp>
-  TILEKIT_HD count_t warp_base(const Warp& warp, count_t chunk) const {
-    return chunk * shape::chunk + count_t(warp.meta_group_rank()) * 32 * K;
-  }
-  // The partial last chunk is read item by item when its turn comes.
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class Warp>
-  TILEKIT_HD void start_copy(const Warp& warp, count_t chunk, T* slots) const {
-    using be = typename Warp::backend;
-    if (whole(chunk)) exchange::template copy_async<be>(warp, this->in + warp_base(warp, chunk), slots);
-  }
-};
-
 }  // namespace detail
 
 /// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
-/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes (the same
-/// for both kernels). Returns
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input or output
 /// with n > 0, an exclusive scan without init, temp_bytes too small, or more
 /// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items).
-/// Which kernel device_scan runs: `automatic` (the persistent one for large enough inputs
-/// where it applies), or one of them where it applies (tests and benchmarks compare them).
-enum class scan_path { automatic, per_chunk, persistent };
-
 template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
 typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
-                                          detail::count_t n, Out out, Op op, T init, bool has_init,
-                                          scan_path path = scan_path::automatic) {
+                                          detail::count_t n, Out out, Op op, T init, bool has_init) {
   if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out>)  // thrust::device_ptr: read and write it as its pointer
     return device_scan<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), op, init,
-                                  has_init, path);
+                                  has_init);
   using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op>;
-  using persistent_t = detail::scan_persistent_kernel<Inclusive, In, Out, T, Op>;
   using shape = typename body_t::shape;
   const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
   const auto storage = detail::carve_chunk_states<T>(temp, chunks);
@@ -240,17 +151,9 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::chunk) == 0;
   bool vector_out = false;
   if constexpr (detail::stdx::is_same<Out, T*>::value) vector_out = reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  const body_t body{{in, out, n, op, init, has_init, vector_in, vector_out, storage.states}};
-  if constexpr (shape::vectors) {
-    const detail::count_t resident = detail::count_t(launcher.sm_count()) * scan_tuning::persistent_blocks_per_sm;
-    const bool large = path == scan_path::persistent ||
-                       (path == scan_path::automatic && chunks >= scan_tuning::persistent_min_chunks);
-    if (vector_in && vector_out && large && resident > 0)
-      return launcher.run(unsigned(chunks < resident ? chunks : resident), body_t::Threads,
-                          persistent_t{body, storage.tickets, chunks},
-                          sizeof(typename persistent_t::shared_t));
-  }
-  return launcher.run(unsigned(chunks), body_t::Threads, body, sizeof(typename body_t::shared_t));
+  return launcher.run(unsigned(chunks), body_t::Threads,
+                      body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states},
+                      sizeof(typename body_t::shared_t));
 }
 
 }  // namespace tilekit

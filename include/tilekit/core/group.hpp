@@ -20,10 +20,7 @@
 //              syncwarp(mask)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
-//              fence, is_shared, pause(ns) (a poller's back-off),
-//              copy_async16(shared dst, global src) / copy_async_commit() / copy_async_wait<N>():
-//              16-byte global -> shared copies in flight while the thread goes on
-//              (cp.async); wait<N> returns when all but the N latest committed groups landed
+//              fence, is_shared, pause(ns) (a poller's back-off)
 //   types      dim3 (what block_index() and friends return)
 #pragma once
 #include <tilekit/core/operators.hpp>
@@ -72,10 +69,7 @@ struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigne
                                       decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
                                       decltype(B::fence()), decltype(B::pause(0u)),
-                                      decltype(B::is_shared(nullptr)),
-                                      decltype(B::copy_async16(static_cast<void*>(nullptr), static_cast<const void*>(nullptr))),
-                                      decltype(B::copy_async_commit()),
-                                      decltype(B::template copy_async_wait<0>())>> : stdx::true_type {};
+                                      decltype(B::is_shared(nullptr))>> : stdx::true_type {};
 }  // namespace detail
 
 /// Compiles only for a type that provides what the groups and algorithms call.
@@ -88,8 +82,7 @@ struct backend_contract {
                 "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
                 "syncwarp and has_redux");
   static_assert(detail::has_memory_ops<Backend>::value,
-                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared and "
-                "copy_async16 / copy_async_commit / copy_async_wait<N>");
+                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause and is_shared");
   static constexpr bool value = true;
 };
 

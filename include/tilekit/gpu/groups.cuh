@@ -69,31 +69,6 @@ struct gpu_backend {
   __device__ static void pause(unsigned ns) {
     if (ns > 0) __nanosleep(ns);
   }
-  /// 16 bytes from global src to shared dst, in flight until a copy_async_wait covers
-  /// its group (cp.async.cg: through L2 only; sm_80 and up, a plain copy before).
-  /// @pre both addresses 16-byte aligned.
-  __device__ static void copy_async16(void* dst, const void* src) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(src) : "memory");
-#else
-    *static_cast<uint4*>(dst) = *static_cast<const uint4*>(src);
-#endif
-  }
-  /// Closes the calling thread's group of copy_async16 copies issued since the last commit.
-  __device__ static void copy_async_commit() {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-  }
-  /// Waits until at most N of the calling thread's committed groups are still in flight
-  /// (their data is then visible to this thread; other threads need a barrier after).
-  template <unsigned N>
-  __device__ static void copy_async_wait() {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-  }
   /// A device-scope fence (__threadfence).
   __device__ static void fence() { __threadfence(); }
   /// Whether p points into shared memory.

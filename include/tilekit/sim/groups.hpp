@@ -86,23 +86,6 @@ struct backend {
   }
   /// A poller's back-off: the other simulated threads run meanwhile.
   static void pause(unsigned) { detail::runtime::get().yield(); }
-  /// The GPU's asynchronous 16-byte copies (cp.async): the bytes land when a wait covers
-  /// their committed group, not before (sim_thread::committed_copies).
-  static void copy_async16(void* dst, const void* src) { rt().self().open_copies.push_back({dst, src}); }
-  static void copy_async_commit() {
-    auto& t = rt().self();
-    t.committed_copies.push_back(std::move(t.open_copies));
-    t.open_copies.clear();
-  }
-  template <unsigned N>
-  static void copy_async_wait() {
-    auto& groups = rt().self().committed_copies;
-    if (groups.size() <= N) return;
-    const std::size_t landed = groups.size() - N;
-    for (std::size_t g = 0; g < landed; ++g)
-      for (const auto& c : groups[g]) std::memcpy(c.dst, c.src, 16);
-    groups.erase(groups.begin(), groups.begin() + std::ptrdiff_t(landed));
-  }
   /// A device-scope fence (__threadfence).
   static void fence() { detail::runtime::get().yield(); }
   /// Whether p points into the calling block's shared memory.

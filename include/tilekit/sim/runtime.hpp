@@ -154,14 +154,6 @@ struct sim_thread {
   void* fake_stack = nullptr;          // AddressSanitizer's fake stack while switched out
   bool spinning = false;               // last yielded from a load that may be a spin-wait
   lane_io io;
-  // copy_async16's copies: issued, then committed in groups; a group's bytes land only
-  // when a copy_async_wait covers it (a read before that sees the old bytes, as it may on the GPU).
-  struct async_copy {
-    void* dst;
-    const void* src;
-  };
-  std::vector<async_copy> open_copies;
-  std::vector<std::vector<async_copy>> committed_copies;
 };
 
 struct warp_state {

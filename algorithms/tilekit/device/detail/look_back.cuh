@@ -133,14 +133,11 @@ using count_states = packed62_states<count_t, count_codec>;
 
 // The chunk states of `chunks` chunks carved from temporary storage (a null temp:
 // only the bytes needed), and the words that must start at zero ("nothing
-// published yet") before the launch: what every look-back dispatch shares. Each
-// also gets a zeroed 64-bit ticket counter (chunk ids for persistent kernels),
-// in the same zeroed range: one memset clears both.
+// published yet") before the launch: what every look-back dispatch shares.
 template <class States>
 struct chunk_state_storage {
   States states;
-  unsigned long long* tickets;
-  void* zero_from;
+  unsigned* zero_from;
   std::size_t zero_bytes;
   std::size_t bytes;
 };
@@ -148,12 +145,11 @@ template <class T, class States = chunk_states<T>>
 TILEKIT_HD chunk_state_storage<States> carve_chunk_states(void* temp, count_t chunks) {
   using states_t = States;
   temp_carver carve(temp);
-  unsigned long long* tickets = carve.take<unsigned long long>(1);
   unsigned* flags = carve.take<unsigned>(std::size_t(chunks) * states_t::flag_words);
   unsigned* values = carve.take<unsigned>(std::size_t(chunks) * states_t::value_words);
-  const bool packed = states_t::flag_words == 0;  // the flags live in the value words (zeroed), else the flags
-  const std::size_t zeroed_end = packed ? carve.bytes() : 256 + std::size_t(chunks) * states_t::flag_words * sizeof(unsigned);
-  return {states_t{flags, values}, tickets, tickets, zeroed_end, carve.bytes()};
+  const bool packed = states_t::flag_words == 0;  // the flags live in the value words
+  return {states_t{flags, values}, packed ? values : flags,
+          std::size_t(chunks) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
 }
 
 // The window walk's reduction: op over the values of lanes from .. 31 of the warp, in

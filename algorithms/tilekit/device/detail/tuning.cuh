@@ -18,14 +18,6 @@ struct scan_tuning {
   static constexpr unsigned threads = 128;
   static constexpr unsigned vectors = 6;       // 16-byte loads per thread (6 ahead of 4 on the H200)
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
-  // The persistent kernel (16-byte aligned arithmetic inputs, output of the same type):
-  // blocks per SM (its grid), and the chunks from which it runs instead of one block per chunk.
-  static constexpr unsigned persistent_blocks_per_sm = 8;
-#if defined(TILEKIT_SCAN_PERSISTENT_MIN_CHUNKS)
-  static constexpr long long persistent_min_chunks = TILEKIT_SCAN_PERSISTENT_MIN_CHUNKS;
-#else
-  static constexpr long long persistent_min_chunks = 2048;
-#endif
 };
 
 struct select_tuning {
