@@ -233,8 +233,7 @@ int main() {
     return tilekit::device_scan<false>(launcher, t, b, in.data(), n, r.offsets.data(), tilekit::plus{}, 0, true);
   });
   two_phases([&](void* t, std::size_t& b) {
-    return tilekit::device_select(launcher, t, b, in.data(), n, r.evens.data(), &r.num_evens, tilekit::detail::keep_if<even>{even{}},
-                                  false);
+    return tilekit::device_select(launcher, t, b, in.data(), n, r.evens.data(), &r.num_evens, tilekit::detail::keep_if<even>{even{}});
   });
   two_phases([&](void* t, std::size_t& b) {
     return tilekit::device_histogram(launcher, t, b, in.data(), n, r.histogram.data(), bins,

@@ -111,8 +111,12 @@ BOOST_AUTO_TEST_CASE(select_flagged_unique_partition) {
     ibuf<std::int64_t> count(1, poison<std::int64_t>());
     auto call = [&](auto keep, bool partition) {
       run_two_phases([&](void* t, std::size_t& b) {
-        return tilekit::device_select(launcher, t, b, ::backend::pointer_like(in.data()), n, ::backend::pointer_like(out.data()),
-                                      ::backend::pointer_like(count.data()), keep, partition);
+        auto select = [&](auto partition_tag) {
+          return tilekit::device_select<decltype(partition_tag)::value>(launcher, t, b, ::backend::pointer_like(in.data()), n,
+                                                                        ::backend::pointer_like(out.data()),
+                                                                        ::backend::pointer_like(count.data()), keep);
+        };
+        return partition ? select(std::true_type{}) : select(std::false_type{});
       });
     };
     std::vector<int> want, rejected;

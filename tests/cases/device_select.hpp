@@ -37,14 +37,20 @@ inline const char* name(select_kind k) {
   }
 }
 
+/// tilekit::device_select<partition>(args...), the partition chosen at run time.
+template <class... Args>
+auto select_any(bool partition, Args&&... args) {
+  return partition ? tilekit::device_select<true>(args...) : tilekit::device_select<false>(args...);
+}
+
 /// Runs one select through the two phases; returns the error.
 template <class Keep>
 auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* num_out, Keep keep, bool partition) {
   const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in, n, out, num_out, keep, partition) == launcher.success);
+  BOOST_REQUIRE(select_any(partition, launcher, nullptr, bytes, in, n, out, num_out, keep) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_select(launcher, temp.data(), bytes, in, n, out, num_out, keep, partition);
+  const auto e = select_any(partition, launcher, temp.data(), bytes, in, n, out, num_out, keep);
   ::backend::sync();
   return e;
 }
@@ -150,10 +156,10 @@ void check_typed_select(std::int64_t n, std::int64_t offset, std::mt19937_64& g)
     const T* in = d_in.data() + offset;
     auto run = [&](auto keep) {
       std::size_t bytes = 0;
-      BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in, n, d_out.data(), d_num.data(), keep, kind == 1) ==
+      BOOST_REQUIRE(select_any(kind == 1, launcher, nullptr, bytes, in, n, d_out.data(), d_num.data(), keep) ==
                     launcher.success);
       selbuf<unsigned char> temp(bytes, 0xCD);
-      return tilekit::device_select(launcher, temp.data(), bytes, in, n, d_out.data(), d_num.data(), keep, kind == 1);
+      return select_any(kind == 1, launcher, temp.data(), bytes, in, n, d_out.data(), d_num.data(), keep);
     };
     const auto e = kind == 2 ? run(tilekit::detail::keep_unique<same_key>{same_key{}})
                              : run(tilekit::detail::keep_if<small_key<T>>{small_key<T>{}});
@@ -184,7 +190,7 @@ BOOST_AUTO_TEST_SUITE(device_select)
 BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const std::int64_t tile = tilekit::detail::select_kernel<const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::chunk_items;
+  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(33), tile - 1, tile, tile + 1, 37 * tile + 11, max_n - 5}) {
     for (int threshold : {0, 10, 500, 1000}) {  // 0%, 1%, 50%, 100% kept
@@ -218,10 +224,10 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](aut
   const auto launcher = ::backend::launcher();
   const auto keep = tilekit::detail::keep_if<is_seven>{};
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, mod_1000{0}, n, out.data(), num.data(), keep, false) ==
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, mod_1000{0}, n, out.data(), num.data(), keep) ==
                 launcher.success);
   selbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_select(launcher, temp.data(), bytes, mod_1000{0}, n, out.data(), num.data(), keep, false);
+  const auto e = tilekit::device_select(launcher, temp.data(), bytes, mod_1000{0}, n, out.data(), num.data(), keep);
   ::backend::sync();
   const auto got = out.to_host();
   BOOST_TEST(e == launcher.success);
@@ -237,15 +243,14 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   selbuf<std::int64_t> num(1, poison<std::int64_t>());
   const tilekit::detail::keep_if<below> keep{below{5}};
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data(), keep, false) == launcher.success);
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data(), keep) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0);
-  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data(), keep, false) == ::backend::invalid_value);
-  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data(), keep,
-                                    false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data(), keep) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data(), keep) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr),
-                                    keep, false) == ::backend::invalid_value);
+                                    keep) == ::backend::invalid_value);
   std::size_t too_few = bytes - 1;
-  BOOST_TEST(tilekit::device_select(launcher, temp.data(), too_few, in.data(), 100, out.data(), num.data(), keep, false) ==
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), too_few, in.data(), 100, out.data(), num.data(), keep) ==
              ::backend::invalid_value);
   ::backend::sync();
   for (int v : out.to_host()) BOOST_TEST(is_poison(v));

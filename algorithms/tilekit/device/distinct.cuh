@@ -167,7 +167,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const std::size_t set_bytes = carve.bytes();
   std::size_t select_bytes = 0;
   const keep_first_occurrence<T, Packed> keep{{slots, capacity - 1}};
-  device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep, false);
+  device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep);
   void* select_temp = carve.take<unsigned char>(select_bytes);
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
@@ -183,7 +183,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     const unsigned grid = unsigned(wanted < count_t(sms) * 8 ? wanted : count_t(sms) * 8);
     if (auto e = launcher.run(grid, body_t::Threads, body_t{in, n, keep.set}); e != launcher.success) return e;
   }
-  return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep, false);
+  return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep);
 }
 }  // namespace detail
 

@@ -10,6 +10,7 @@
 #pragma once
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/operators.hpp>
+#include <tilekit/core/storage.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/exchange.cuh>

@@ -13,6 +13,7 @@
 #pragma once
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/operators.hpp>
+#include <tilekit/core/storage.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/exchange.cuh>
@@ -22,9 +23,9 @@ namespace tilekit {
 
 // The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
 //
-// device_select(launcher, temp, temp_bytes, in, n, out, num_out, keep, partition):
+// device_select<Partition>(launcher, temp, temp_bytes, in, n, out, num_out, keep):
 // the items of in[0 .. n) that keep says to keep go to out[0 .. count), in order,
-// and *num_out = count; with partition, the others go to out[count .. n) in
+// and *num_out = count; with Partition, the others go to out[count .. n) in
 // REVERSE order (as cub::DevicePartition::If). One pass. Each warp owns a
 // contiguous stretch of its block's chunk and reads it in rows (a row: 32 lanes x
 // one 16-byte vector, or one item each for other inputs), so every load of a
@@ -61,7 +62,7 @@ struct keep_unique {  // the first item of every run of equal items
   TILEKIT_HD bool operator()(count_t i, const T& item, const T& previous) const { return i == 0 || !eq(previous, item); }
 };
 
-template <class In, class Out, class NumOut, class Keep>
+template <bool Partition, class In, class Out, class NumOut, class Keep>
 struct select_kernel {
   using T = value_of<In>;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
@@ -79,7 +80,6 @@ struct select_kernel {
   Out out;
   NumOut num_out;
   Keep keep;
-  bool partition;
   bool vector_in;  // in is 16-byte aligned: full chunks load vectors
   count_states states;
 
@@ -98,33 +98,12 @@ struct select_kernel {
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
     bool kept[R][V];
-    rows::load(items, in, n, stretch, lane, vector_in && n - base >= chunk_items);
-    T carry{};  // the item before the current row (keep_unique)
-    if constexpr (Keep::wants_previous)
-      if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
+    const bool whole = n - base >= chunk_items;
+    rows::load(items, in, n, stretch, lane, vector_in && whole);
+    // The stretch's items below n, in 32 bits (the bounds check of every item is one 32-bit compare).
+    const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
     unsigned below[R], row_count[R];  // kept items of the lower lanes in each row; of the whole row
-    unsigned count = 0;               // kept items of this warp's stretch
-    const unsigned lower_lanes = lanes_below(lane);
-    TILEKIT_UNROLL
-    for (unsigned r = 0; r < R; ++r) {
-      const count_t at = rows::index(stretch, r, lane, 0);
-      T previous = carry;
-      if constexpr (Keep::wants_previous) {
-        const T from_left = warp.shfl_up(items[r][V - 1], 1);
-        if (lane > 0) previous = from_left;
-        carry = warp.shfl(items[r][V - 1], 31);
-      }
-      below[r] = 0;
-      row_count[r] = 0;
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < V; ++j) {
-        kept[r][j] = at + j < n && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
-        const unsigned votes = warp.ballot(kept[r][j]);
-        below[r] += popc(votes & lower_lanes);
-        row_count[r] += popc(votes);
-      }
-      count += row_count[r];
-    }
+    const unsigned count = classify(warp, items, kept, below, row_count, stretch, valid);  // of the stretch
     if (lane == 0) shared.warp_counts[warp_index] = count;
     block.sync();
     count_t before_warp = 0, chunk_count = 0;
@@ -153,7 +132,7 @@ struct select_kernel {
       for (unsigned j = 0; j < V; ++j) {
         const unsigned offset = rows::offset(r, lane, j);
         if (kept[r][j]) shared.staged[slot0 + mine++] = items[r][j];
-        else if (partition && stretch + offset < n)  // offset - mine items of the stretch were rejected before it
+        else if (Partition && offset < valid)  // offset - mine items of the stretch were rejected before it
           shared.staged[slot0 + unsigned(warp_items) - 1 - (offset - mine)] = items[r][j];
       }
       local += row_count[r];
@@ -161,14 +140,48 @@ struct select_kernel {
     warp.sync();
     const count_t kept_before = shared.chunk_prefix + before_warp;
     for (unsigned k = lane; k < count; k += 32) out[kept_before + k] = shared.staged[slot0 + k];
-    if (partition && stretch < n) {
-      const unsigned valid = n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
+    if (Partition && valid > 0) {
       const count_t rejected_before = stretch - kept_before;
       for (unsigned k = lane; k < valid - count; k += 32)
         out[n - 1 - (rejected_before + k)] = shared.staged[slot0 + unsigned(warp_items) - 1 - k];
     }
     // The last chunk knows the total.
     if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
+  }
+
+  // Which items the warp keeps (kept), the kept items of the lower lanes in each row
+  // (below) and of each whole row (row_count); returns the stretch's kept items.
+  // The first `valid` items of the stretch are below n.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Warp>
+  TILEKIT_HD unsigned classify(const Warp& warp, const T (&items)[R][V], bool (&kept)[R][V], unsigned (&below)[R],
+                               unsigned (&row_count)[R], count_t stretch, unsigned valid) const {
+    const unsigned lane = warp.thread_rank(), lower_lanes = lanes_below(lane);
+    T carry{};  // the item before the current row (keep_unique)
+    if constexpr (Keep::wants_previous)
+      if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
+    unsigned count = 0;
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      const count_t at = rows::index(stretch, r, lane, 0);
+      T previous = carry;
+      if constexpr (Keep::wants_previous) {
+        const T from_left = warp.shfl_up(items[r][V - 1], 1);
+        if (lane > 0) previous = from_left;
+        carry = warp.shfl(items[r][V - 1], 31);
+      }
+      below[r] = 0;
+      row_count[r] = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        kept[r][j] = rows::offset(r, lane, j) < valid && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
+        const unsigned votes = warp.ballot(kept[r][j]);
+        below[r] += popc(votes & lower_lanes);
+        row_count[r] += popc(votes);
+      }
+      count += row_count[r];
+    }
+    return count;
   }
 };
 
@@ -178,12 +191,13 @@ struct select_kernel {
 /// nullptr it only sets temp_bytes. Returns launcher.invalid_value, writing
 /// nothing, for n < 0, null pointers with n > 0 (in, out, num_out, always), temp_bytes
 /// too small, or more than 2^31 - 1 chunks.
-template <class Launcher, class In, class Out, class NumOut, class Keep>
+template <bool Partition = false, class Launcher, class In, class Out, class NumOut, class Keep>
 typename Launcher::error_type device_select(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
-                                            detail::count_t n, Out out, NumOut num_out, Keep keep, bool partition) {
+                                            detail::count_t n, Out out, NumOut num_out, Keep keep) {
   if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
-    return device_select(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), detail::unwrap(num_out), keep, partition);
-  using body_t = detail::select_kernel<In, Out, NumOut, Keep>;
+    return device_select<Partition>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out),
+                                    detail::unwrap(num_out), keep);
+  using body_t = detail::select_kernel<Partition, In, Out, NumOut, Keep>;
   const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
   const auto storage = detail::carve_chunk_states<detail::count_t, detail::count_states>(temp, chunks);
   if (temp == nullptr) {
@@ -196,7 +210,7 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
   return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                      body_t{in, n, out, num_out, keep, partition, vector_in, storage.states},
+                      body_t{in, n, out, num_out, keep, vector_in, storage.states},
                       sizeof(typename body_t::shared_t));
 }
 
@@ -209,29 +223,28 @@ namespace tilekit::device {
 template <class In, class Out, class NumOut, class Pred>
 cudaError_t select_if(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
                       cudaStream_t stream = 0) {
-  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::detail::keep_if<Pred>{pred},
-                       false);
+  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::detail::keep_if<Pred>{pred});
 }
 
 template <class In, class Flags, class Out, class NumOut>
 cudaError_t select_flagged(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
                            NumOut num_out, cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_flagged<Flags>{flags}, false);
+                       tilekit::detail::keep_flagged<Flags>{flags});
 }
 
 template <class In, class Out, class NumOut>
 cudaError_t unique(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out,
                    cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_unique<equal_to>{equal_to{}}, false);
+                       tilekit::detail::keep_unique<equal_to>{equal_to{}});
 }
 
 template <class In, class Out, class NumOut, class Pred>
 cudaError_t partition(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
                       cudaStream_t stream = 0) {
-  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::detail::keep_if<Pred>{pred},
-                       true);
+  return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
+                             tilekit::detail::keep_if<Pred>{pred});
 }
 
 template <class In, class Out, class NumOut, class Pred>

@@ -28,7 +28,11 @@ struct select_tuning {
 
 struct run_length_encode_tuning {
   static constexpr unsigned threads = 128;
+#if defined(TILEKIT_RLE_BLOCKS_PER_SM)  // for measuring
+  static constexpr unsigned blocks_per_sm = TILEKIT_RLE_BLOCKS_PER_SM;
+#else
   static constexpr unsigned blocks_per_sm = 5;       // up to 102 registers: no spills at 16 items per lane
+#endif
   static constexpr unsigned items_per_lane = 16;     // rows of 16-byte vectors: 16 / (items per vector) rows
   static constexpr unsigned scalar_rows = 8;         // for inputs read item by item
 };
