@@ -15,6 +15,8 @@
 #pragma once
 #include <tilekit/core/config.hpp>
 #include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/tile/scan.cuh>
 
 namespace tilekit {
 
@@ -22,6 +24,9 @@ namespace tilekit {
 template <unsigned R, unsigned V>
 struct warp_rows {
   static constexpr unsigned row_items = 32 * V, items = R * row_items;
+  /// Bits that hold a count of up to row_items (row_ranks packs one per row).
+  static constexpr unsigned field_bits = row_items < 64 ? 6 : row_items < 128 ? 7 : row_items < 256 ? 8 : row_items < 512 ? 9 : 10;
+  static_assert(row_items < 1024, "tilekit::warp_rows: at most 31 items per lane in a row");
   /// Where item j of lane `lane` in row r lies in the stretch.
   TILEKIT_HD static constexpr unsigned offset(unsigned r, unsigned lane, unsigned j) { return r * row_items + lane * V + j; }
   /// The same item's index in the whole input, for a stretch starting at `stretch`. (64-bit
@@ -54,6 +59,34 @@ struct warp_rows {
         items[r][j] = i < n ? T(in[i]) : T{};
       }
     }
+  }
+
+  /// Stable ranks of the items a warp counts, in the stretch's order, from each lane's
+  /// count in each row (counts[r] <= V): before[r] = the counted items of the rows above
+  /// r plus those of the lower lanes in row r; returns the warp's total. One warp scan
+  /// of the rows' counts packed into a word (a field of field_bits per row; one scan per
+  /// 64 bits of fields) in place of a ballot and two popc per item.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Warp>
+  TILEKIT_HD static unsigned row_ranks(const Warp& warp, const unsigned (&counts)[R], unsigned (&before)[R]) {
+    constexpr unsigned group = R * field_bits <= 64 ? R : 64 / field_bits;  // rows per scan
+    using word = detail::stdx::conditional_t<group * field_bits <= 32, unsigned, unsigned long long>;
+    constexpr word field = (word(1) << field_bits) - 1;
+    unsigned above = 0;
+    TILEKIT_UNROLL
+    for (unsigned first = 0; first < R; first += group) {
+      word mine = 0;
+      TILEKIT_UNROLL
+      for (unsigned r = first; r < R && r < first + group; ++r) mine |= word(counts[r]) << ((r - first) * field_bits);
+      const word inclusive = inclusive_scan(warp, mine, plus{});  // no field overflows: a row holds < 2^field_bits
+      const word exclusive = inclusive - mine, totals = warp.shfl(inclusive, 31);
+      TILEKIT_UNROLL
+      for (unsigned r = first; r < R && r < first + group; ++r) {
+        before[r] = above + unsigned((exclusive >> ((r - first) * field_bits)) & field);
+        above += unsigned((totals >> ((r - first) * field_bits)) & field);
+      }
+    }
+    return above;
   }
 };
 

@@ -14,6 +14,7 @@
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/exchange.cuh>
+#include <tilekit/tile/reduce.cuh>
 #include <tilekit/device/detail/look_back.cuh>
 
 namespace tilekit {
@@ -65,19 +66,22 @@ struct rle_kernel {
   using T = value_of<In>;
   using tuning = run_length_encode_tuning;
   static constexpr unsigned Threads = tuning::threads, Warps = Threads / 32;
-  static constexpr unsigned MinBlocksPerSM = tuning::blocks_per_sm;
+  static constexpr unsigned MinBlocksPerSM = sizeof(T) <= 4 ? tuning::blocks_per_sm : tuning::blocks_per_sm_wide;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
   static constexpr unsigned R = vector_loadable_v<In> ? (V >= tuning::items_per_lane ? 1 : tuning::items_per_lane / V)
                                                       : tuning::scalar_rows;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   using key_t = stdx::conditional_t<NonTrivial, count_t, T>;  // what keys_out receives: run offsets, or items
+  // What the lengths come from: encode, each run head's place in the stretch (a run's
+  // length is the next head's place minus its own); non-trivial runs, the length itself.
+  using second_t = stdx::conditional_t<NonTrivial, count_t, unsigned>;
   struct shared_t {
     count_t emits[Warps];  // per warp: emitting items,
     count_t start[Warps];  // and its latest run head (-1: none)
     run_mark prefix;       // everything before the chunk
     raw_slots<key_t, Warps * warp_items> keys;  // per warp, its outputs in order
-    raw_slots<count_t, Warps * warp_items> lengths;
+    raw_slots<second_t, Warps * warp_items> second;
   };
   In in;
   count_t n;
@@ -109,25 +113,24 @@ struct rle_kernel {
       if (block.thread_rank() == 0) *num_out = 0;
       return;
     }
-    const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32, lower_lanes = lanes_below(lane);
+    const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
     rows::load(items, in, n, stretch, lane, vector_in && n - base >= chunk_items);
+    // The stretch's items below n (32-bit bounds checks), and whether n ends the stretch.
+    const bool ends = n - stretch <= warp_items;
+    const unsigned valid = stretch >= n ? 0u : ends ? unsigned(n - stretch) : unsigned(warp_items);
     T before = stretch > 0 && stretch <= n ? T(in[stretch - 1]) : T{};  // the item before the current row
     T after{};  // the item after the stretch (non-trivial runs)
     if constexpr (NonTrivial)
-      if (stretch + warp_items < n) after = in[stretch + warp_items];
+      if (!ends) after = in[stretch + warp_items];
     // Pass 1: which items are heads (start a run) and which emit an output (encode:
     // the heads; non-trivial runs: the last item of a run longer than one), as bits
-    // r * V + j; per row the emitting items before it and the latest head before it
-    // in this warp's stretch.
-    unsigned head_bits = 0, emit_bits = 0, emits_before_row[R];
-    count_t head_before_row[R];
-    unsigned warp_emits = 0;
-    count_t warp_head = -1;
+    // r * V + j; each emitting item's rank among the warp's outputs; the warp's last head.
+    static_assert(R * V <= 32, "tilekit: a lane's items of a run-length encode stretch are bits of one word");
+    unsigned head_bits = 0, emit_bits = 0, emit_counts[R];
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t row = rows::index(stretch, r, 0, 0), at = rows::index(stretch, r, lane, 0);
       const T from_left = warp.shfl_up(items[r][V - 1], 1);
       const T first_before = lane > 0 ? from_left : before;
       before = warp.shfl(items[r][V - 1], 31);
@@ -137,30 +140,32 @@ struct rle_kernel {
         const T next_row_first = r + 1 < R ? warp.shfl(items[r + 1 < R ? r + 1 : r][0], 0) : after;
         last_after = lane < 31 ? from_right : next_row_first;
       }
-      unsigned heads[V], row_emits = 0, any_head = 0;
+      emit_counts[r] = 0;
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const count_t i = at + j;
+        const unsigned offset = rows::offset(r, lane, j);
         const T& prev = j == 0 ? first_before : items[r][j == 0 ? 0 : j - 1];
-        const bool head = i < n && (i == 0 || !(prev == items[r][j]));
+        const bool head = offset < valid && ((stretch == 0 && offset == 0) || !(prev == items[r][j]));
         bool emit = head;
         if constexpr (NonTrivial) {
           const T& next = j + 1 < V ? items[r][j + 1 < V ? j + 1 : j] : last_after;
-          emit = i < n && !head && (i + 1 == n || !(next == items[r][j]));
+          emit = offset < valid && !head && ((ends && offset + 1 == valid) || !(next == items[r][j]));
         }
         head_bits |= unsigned(head) << (r * V + j);
         emit_bits |= unsigned(emit) << (r * V + j);
-        heads[j] = warp.ballot(head);
-        any_head |= heads[j];
-        row_emits += popc(warp.ballot(emit));
+        emit_counts[r] += emit;
       }
-      emits_before_row[r] = warp_emits;
-      head_before_row[r] = warp_head;
-      warp_emits += row_emits;
-      if (any_head) warp_head = row + last_head(heads, any_head);
     }
+    unsigned emits_before[R];  // the warp's outputs before this lane's first item in each row
+    const unsigned warp_emits = rows::row_ranks(warp, emit_counts, emits_before);
+    unsigned last = 0;  // this lane's last head, 1 + its place in the stretch (0: none)
+    if (head_bits) {
+      const unsigned b = highest_bit(head_bits);
+      last = 1 + rows::offset(b / V, lane, b % V);
+    }
+    last = tilekit::reduce(warp, last, maximum{});
     // The warps of the block in order, then the chunks before by the look-back.
-    if (lane == 0) shared.emits[warp_index] = warp_emits, shared.start[warp_index] = warp_head;
+    if (lane == 0) shared.emits[warp_index] = warp_emits, shared.start[warp_index] = last ? stretch + last - 1 : -1;
     block.sync();
     run_mark before_warp{0, -1}, chunk_total{0, -1};
     TILEKIT_UNROLL
@@ -178,46 +183,56 @@ struct rle_kernel {
     }
     block.sync();
     const run_mark outside = run_mark_op{}(shared.prefix, before_warp);  // everything before this warp's stretch
-    // Pass 2: each emitting item's place among the warp's outputs and the latest head
-    // before it; the outputs go to shared memory in order, then out as contiguous runs
-    // (coalesced stores, not one scattered store per output).
+    // Pass 2: the outputs go to shared memory in the warp's order, then out as
+    // contiguous runs (coalesced stores, not one scattered store per output).
     const unsigned slot0 = warp_index * unsigned(warp_items);
+    count_t latest = outside.start;  // non-trivial runs: the latest head before the current row
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      const count_t row = rows::index(stretch, r, 0, 0), at = rows::index(stretch, r, lane, 0);
-      unsigned heads[V], below = 0, any_head = 0;
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < V; ++j) {
-        heads[j] = warp.ballot((head_bits >> (r * V + j)) & 1u);
-        any_head |= heads[j];
-        below += popc(warp.ballot((emit_bits >> (r * V + j)) & 1u) & lower_lanes);
-      }
-      unsigned e = emits_before_row[r] + below;  // this lane's first output in the warp's order
-      count_t latest = (any_head & lower_lanes) ? row + last_head(heads, any_head & lower_lanes)
-                       : head_before_row[r] >= 0 ? head_before_row[r]
-                                                 : outside.start;
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < V; ++j) {
-        const count_t i = at + j;
-        if ((emit_bits >> (r * V + j)) & 1u) {
-          if constexpr (NonTrivial) {  // a long run ends here; it began at the latest head
-            shared.keys[slot0 + e] = latest;
-            shared.lengths[slot0 + e] = i - latest + 1;
-          } else {  // a run begins here; the previous one (output e - 1) ended just before
-            shared.keys[slot0 + e] = items[r][j];
-            shared.lengths[slot0 + e] = i - latest;
-          }
-          ++e;
+      unsigned e = emits_before[r];  // this lane's first output in the warp's order
+      if constexpr (NonTrivial) {  // a long run ends at an emitting item; it began at the latest head
+        const count_t row = rows::index(stretch, r, 0, 0), at = rows::index(stretch, r, lane, 0);
+        unsigned heads[V], any_head = 0;
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < V; ++j) {
+          heads[j] = warp.ballot((head_bits >> (r * V + j)) & 1u);
+          any_head |= heads[j];
         }
-        if ((head_bits >> (r * V + j)) & 1u) latest = i;
+        const unsigned lower_heads = any_head & lanes_below(lane);
+        count_t mine = lower_heads ? row + last_head(heads, lower_heads) : latest;
+        if (any_head) latest = row + last_head(heads, any_head);
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < V; ++j) {
+          if ((head_bits >> (r * V + j)) & 1u) mine = at + j;
+          if ((emit_bits >> (r * V + j)) & 1u) {
+            shared.keys[slot0 + e] = mine;
+            shared.second[slot0 + e] = at + j - mine + 1;
+            ++e;
+          }
+        }
+      } else {  // a run begins at an emitting item (a head)
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < V; ++j)
+          if ((emit_bits >> (r * V + j)) & 1u) {
+            shared.keys[slot0 + e] = items[r][j];
+            shared.second[slot0 + e] = rows::offset(r, lane, j);
+            ++e;
+          }
       }
     }
     warp.sync();
-    for (unsigned k = lane; k < warp_emits; k += 32) {
+    TILEKIT_UNROLL  // over the stretch's slots (the shared loads issue together), not a loop to warp_emits
+    for (unsigned i = 0; i < R * V; ++i) {
+      const unsigned k = i * 32 + lane;
+      if (k >= warp_emits) break;
       const count_t rank = outside.emits + k;
       keys_out[rank] = shared.keys[slot0 + k];
-      if constexpr (NonTrivial) lengths_out[rank] = shared.lengths[slot0 + k];
-      else if (rank > 0) lengths_out[rank - 1] = shared.lengths[slot0 + k];
+      if constexpr (NonTrivial) {
+        lengths_out[rank] = shared.second[slot0 + k];
+      } else if (rank > 0) {  // the previous run ends just before this head
+        const unsigned head = shared.second[slot0 + k];
+        lengths_out[rank - 1] = k > 0 ? count_t(head - shared.second[slot0 + k - 1]) : stretch + head - outside.start;
+      }
     }
     if (base + chunk_items >= n && block.thread_rank() == 0) {  // the last chunk: the totals
       const run_mark all = run_mark_op{}(shared.prefix, chunk_total);

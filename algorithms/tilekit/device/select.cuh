@@ -29,9 +29,9 @@ namespace tilekit {
 // REVERSE order (as cub::DevicePartition::If). One pass. Each warp owns a
 // contiguous stretch of its block's chunk and reads it in rows (a row: 32 lanes x
 // one 16-byte vector, or one item each for other inputs), so every load of a
-// warp is contiguous. A row's ranks come from ballots: an item's rank in its row
-// is the kept items of the lanes below it (popc of a ballot per vector slot) plus
-// those before it in its own vector. The warps' counts are added through shared
+// warp is contiguous. An item's rank in the warp is the kept items of the rows
+// above, of the lanes below in its row, and before it in its own vector: one warp
+// scan of every lane's per-row counts packed into a word (warp_rows::row_ranks). The warps' counts are added through shared
 // memory and the chunks' counts chained by the decoupled look-back (64-bit counts,
 // packed with their flag). keep(i, item, previous) sees the global index and, for
 // keep_unique, the item before. out must not overlap in.
@@ -67,7 +67,12 @@ struct select_kernel {
   using T = value_of<In>;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
-  static constexpr unsigned R = vector_loadable_v<In> ? select_tuning::vector_rows : select_tuning::scalar_rows;
+  // Rows of 16-byte vectors: vector_rows, or for items under 4 bytes as many as hold 4 * vector_rows
+  // items per lane (more spill: 1-byte items in 6 rows spilled 300 bytes).
+  static constexpr unsigned R = !vector_loadable_v<In> ? select_tuning::scalar_rows
+                                : V <= 4               ? select_tuning::vector_rows
+                                : 4 * select_tuning::vector_rows >= 2 * V ? 4 * select_tuning::vector_rows / V
+                                                                           : 1;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   struct shared_t {
@@ -102,8 +107,8 @@ struct select_kernel {
     rows::load(items, in, n, stretch, lane, vector_in && whole);
     // The stretch's items below n, in 32 bits (the bounds check of every item is one 32-bit compare).
     const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
-    unsigned below[R], row_count[R];  // kept items of the lower lanes in each row; of the whole row
-    const unsigned count = classify(warp, items, kept, below, row_count, stretch, valid);  // of the stretch
+    unsigned before[R];  // kept items of this warp before this lane's first item in each row
+    const unsigned count = classify(warp, items, kept, before, stretch, valid);  // of the stretch
     if (lane == 0) shared.warp_counts[warp_index] = count;
     block.sync();
     count_t before_warp = 0, chunk_count = 0;
@@ -120,47 +125,50 @@ struct select_kernel {
       if (lane == 0) shared.chunk_prefix = p;
     }
     block.sync();
-    // The warp's kept items go to shared memory in order from the front, its rejected
-    // ones (partition) from the back; then each kind is written as one contiguous run
-    // (coalesced stores, not one scattered store per item).
+    // The warp's kept items go to shared memory in order, its rejected ones (partition)
+    // after them; then each kind is written as one contiguous run (coalesced stores,
+    // not one scattered store per item), the rejected ones backwards from the end.
     const unsigned slot0 = warp_index * unsigned(warp_items);
-    unsigned local = 0;  // kept items of this warp before the current row
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      unsigned mine = local + below[r];  // kept items of this warp before this lane's first item in the row
+      unsigned mine = before[r];
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const unsigned offset = rows::offset(r, lane, j);
-        if (kept[r][j]) shared.staged[slot0 + mine++] = items[r][j];
-        else if (Partition && offset < valid)  // offset - mine items of the stretch were rejected before it
-          shared.staged[slot0 + unsigned(warp_items) - 1 - (offset - mine)] = items[r][j];
+        // A kept item goes to slot `mine`; for partition, every other one (past `valid` too:
+        // it stays in the warp's slots and is never stored) to count + the items before it
+        // not kept (offset - mine). No branches.
+        const unsigned slot = kept[r][j] ? mine : count + rows::offset(r, lane, j) - mine;
+        if (Partition || kept[r][j]) shared.staged[slot0 + slot] = items[r][j];
+        mine += kept[r][j];
       }
-      local += row_count[r];
     }
     warp.sync();
     const count_t kept_before = shared.chunk_prefix + before_warp;
-    for (unsigned k = lane; k < count; k += 32) out[kept_before + k] = shared.staged[slot0 + k];
-    if (Partition && valid > 0) {
-      const count_t rejected_before = stretch - kept_before;
-      for (unsigned k = lane; k < valid - count; k += 32)
-        out[n - 1 - (rejected_before + k)] = shared.staged[slot0 + unsigned(warp_items) - 1 - k];
+    const count_t rejected_before = stretch - kept_before;  // partition: rejected item k (>= count) goes to
+    const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
+    const unsigned stored = Partition ? valid : count;
+    // Unrolled over the stretch's slots (the shared loads issue together), not a loop to `stored`.
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < R * V; ++i) {
+      const unsigned k = i * 32 + lane;
+      if (k < stored) out[!Partition || k < count ? kept_before + k : rejected_last - k] = shared.staged[slot0 + k];
     }
     // The last chunk knows the total.
     if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
   }
 
-  // Which items the warp keeps (kept), the kept items of the lower lanes in each row
-  // (below) and of each whole row (row_count); returns the stretch's kept items.
-  // The first `valid` items of the stretch are below n.
+  // Which items the warp keeps (kept) and, per row, the kept items of the stretch
+  // before this lane's first item in the row (before); returns the stretch's kept
+  // items. The first `valid` items of the stretch are below n.
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Warp>
-  TILEKIT_HD unsigned classify(const Warp& warp, const T (&items)[R][V], bool (&kept)[R][V], unsigned (&below)[R],
-                               unsigned (&row_count)[R], count_t stretch, unsigned valid) const {
-    const unsigned lane = warp.thread_rank(), lower_lanes = lanes_below(lane);
+  TILEKIT_HD unsigned classify(const Warp& warp, const T (&items)[R][V], bool (&kept)[R][V], unsigned (&before)[R],
+                               count_t stretch, unsigned valid) const {
+    const unsigned lane = warp.thread_rank();
     T carry{};  // the item before the current row (keep_unique)
     if constexpr (Keep::wants_previous)
       if (stretch > 0 && stretch <= n) carry = in[stretch - 1];
-    unsigned count = 0;
+    unsigned counts[R];  // this lane's kept items in each row
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
       const count_t at = rows::index(stretch, r, lane, 0);
@@ -170,18 +178,14 @@ struct select_kernel {
         if (lane > 0) previous = from_left;
         carry = warp.shfl(items[r][V - 1], 31);
       }
-      below[r] = 0;
-      row_count[r] = 0;
+      counts[r] = 0;
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
         kept[r][j] = rows::offset(r, lane, j) < valid && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
-        const unsigned votes = warp.ballot(kept[r][j]);
-        below[r] += popc(votes & lower_lanes);
-        row_count[r] += popc(votes);
+        counts[r] += kept[r][j];
       }
-      count += row_count[r];
     }
-    return count;
+    return rows::row_ranks(warp, counts, before);
   }
 };
 
