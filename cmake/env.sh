@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced by examples/run and tests/run: puts an installed CUDA toolkit on PATH
 # and tells whether a GPU is usable here.
 if ! command -v nvcc >/dev/null; then

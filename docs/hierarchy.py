@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Draws docs/hierarchy.png: tilekit's ladder, tile -> block -> grid (matplotlib)."""
 import matplotlib
 

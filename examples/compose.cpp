@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Composing tilekit's primitives inside one application kernel.
 //
 // Particles carry a cell and an energy. ONE pass over them, in one kernel:
@@ -199,7 +200,7 @@ int main() {
   // tilekit: zero the outputs, one launch, as many blocks as fit on the device at once.
   int sms = 0, per_sm = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tilekit::detail::body_kernel<compose>, threads,
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tilekit::kernel_of<compose>(), threads,
                                                       sizeof(compose_shared)));
   const unsigned grid = unsigned(std::min<std::size_t>((n + tile_items - 1) / tile_items, std::size_t(sms) * std::max(per_sm, 1)));
   auto run_tilekit = [&] {

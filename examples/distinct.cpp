@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Order-preserving dedup of an unsorted stream of keys, without sorting:
 // tilekit::device::distinct keeps the first occurrence of every key, in stream
 // order (a hash set in the temporary storage keeps each key's lowest index; warps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A CUB program switched to tilekit by one line.
 //
 // drop_in_cub_program.cuh is a small program written for CUB: DeviceReduce::Sum,
@@ -233,7 +234,7 @@ int main() {
     return tilekit::device_scan<false>(launcher, t, b, in.data(), n, r.offsets.data(), tilekit::plus{}, 0, true);
   });
   two_phases([&](void* t, std::size_t& b) {
-    return tilekit::device_select(launcher, t, b, in.data(), n, r.evens.data(), &r.num_evens, tilekit::detail::keep_if<even>{even{}});
+    return tilekit::device_select(launcher, t, b, in.data(), n, r.evens.data(), &r.num_evens, tilekit::keep_if<even>{even{}});
   });
   two_phases([&](void* t, std::size_t& b) {
     return tilekit::device_histogram(launcher, t, b, in.data(), n, r.histogram.data(), bins,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The program drop_in_cub.cpp switches from CUB to tilekit: written once against
 // `cub::`, nothing in it names tilekit. drop_in_cub.cpp includes this file twice,
 // once where `namespace cub = ::cub;` (CUB itself) and once where

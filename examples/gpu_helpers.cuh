@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the GPU builds of the examples share: CHECK(call), which prints a failed
 // CUDA call and exits with 1; median_ms(f, runs), the median time of f by CUDA
 // events; small_inputs(), true under TILEKIT_TEST_SMALL=1 (.ci/gpu-check sets it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Studying hierarchical reductions: a sum taken from tile to block to grid.
 //
 // In the simulator (this file compiled by a plain C++ compiler) the tile and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Skewed histograms: when does aggregating a tile's samples first pay?
 //
 // A histogram of 1024 bins where a share of the samples (0%, 50%, 90%, 99%) falls
@@ -126,7 +127,7 @@ float time_way(const unsigned* samples, std::int64_t n, unsigned* counters, cons
   const std::size_t shared = Shared ? bins * sizeof(unsigned) : 0;
   int sms = 0, per_sm = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tilekit::detail::body_kernel<body>, threads, shared));
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tilekit::kernel_of<body>(), threads, shared));
   const unsigned grid = unsigned(sms * std::max(per_sm, 1));
   auto count = [&] {
     CHECK(cudaMemsetAsync(counters, 0, bins * sizeof(unsigned)));

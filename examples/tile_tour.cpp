@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A tour of tilekit's tile level: one kernel body that reduces, scans, compacts,
 // histograms and dedups a stream of numbers, warp by warp. The same body runs on
 // the GPU (this file compiled by nvcc, as tile_tour.cu) and in the CPU simulator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the benchmark programs share: error checks, the SM count, timing one launch
 // with CUDA events for Google Benchmark's manual time, the L2 flush and the limits.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Block-level benchmarks: tilekit's block reduce, scan and histogram against
 // CUB's BlockReduce, BlockScan and BlockHistogram in one process, at the block
 // shapes CUB's sm_90 tuning uses. Each block runs `iters` dependent block

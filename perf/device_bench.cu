@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide benchmarks: tilekit (through its CUB facade, the same code as
 // tilekit::device), CUB and Thrust on the same random int32 data in one
 // process, 2^10 to 2^28 items, with the measured limits of the same run:

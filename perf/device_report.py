@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Ratio table and plots from device_bench's JSON (Google Benchmark, medians of repetitions).
 
   perf/device_report.py perf/results/<date>-h200-device_bench.json [--latest LATEST.json] [--plots DIR]

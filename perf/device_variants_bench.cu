@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide variants beyond device_bench's int32 set: tilekit (through its CUB
 // facade, or tilekit::device where CUB has no counterpart), CUB and Thrust on the
 // same data in one process, with the measured limits of the same run:

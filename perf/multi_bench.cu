@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Weak scaling of the multi-GPU level (tilekit/multi.cuh): sum and a 1024-bin histogram
 // over 2^30 int32 items per GPU (TILEKIT_MULTI_LOG changes the exponent) on 1, 2, 4, ...
 // of the visible GPUs, one rank per GPU on its own host thread. Each rank times its call

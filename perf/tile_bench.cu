@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tile-level benchmarks: tilekit's tile reduce / scan against cg::reduce,
 // cg::inclusive_scan, cub::WarpReduce / WarpScan and a hand-written shuffle
 // loop, and tilekit's histogram variants on uniform, skewed and one-bin data.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Ratio tables from tile_bench's JSON (Google Benchmark, medians of repetitions).
 
   perf/tile_report.py perf/results/<date>-h200-tile_bench.json

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub.cuh - the CUB-compatible facade: with
 //
 //   #include <tilekit/cub.cuh>

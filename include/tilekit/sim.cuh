@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/sim.cuh - the CPU simulator: tilekit's group types, warp intrinsics and
 // algorithms on simulated lanes, with the GPU's semantics. Plain C++17; needs
 // Boost.Context (link tilekit::sim), not the CUDA toolkit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tilekit.cuh - the GPU side in one include: the groups, launch, and the
 // tile and block levels of the five algorithms. The device level (kernels of
 // their own) is one header per algorithm: tilekit/device/*.cuh.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Block level: reduce, scan, compact / partition, histogram and flag_heads over
 // blocks of 32..1024 threads (including sizes that are not a multiple of 32),
 // 1, 4 and 7 items per thread, full and partial tiles, written once for both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Simulator conformance: one generated set of warp-intrinsic calls, run on the
 // GPU and in the simulator, compared bit for bit. This header holds what both
 // sides share: the case description, the generator, and the kernel body,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide distinct (order-preserving dedup of unsorted keys), unique count and
 // count / count_if, written once for both backends: int and int64 keys (the key
 // whose bits are all ones takes the hash set's extra slot), no / few / many / all

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide histograms, written once for both backends through
 // tilekit::device_histogram: even bins over uint8 / int8 / uint16 / int32 / float samples,
 // uneven (range) bins, 1 .. 65536 bins (shared-memory counters, and global

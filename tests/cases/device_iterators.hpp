@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every device algorithm through a pointer-like iterator whose reference is a proxy,
 // as inputs and outputs: on the GPU thrust::device_ptr<T> (read and written as its
 // raw pointer), in the simulator tk_test::proxy_ptr<T> (read and written through
@@ -124,11 +125,11 @@ BOOST_AUTO_TEST_CASE(select_flagged_unique_partition) {
       const bool kept = kind == 1 ? f[i] != 0 : kind == 2 ? (i == 0 || x[i] != x[i - 1]) : (x[i] & 1) != 0;
       (kept ? want : rejected).push_back(x[i]);
     }
-    if (kind == 0) call(tilekit::detail::keep_if<odd>{odd{}}, false);
-    if (kind == 1) call(tilekit::detail::keep_flagged<decltype(::backend::pointer_like(flags.data()))>{::backend::pointer_like(flags.data())}, false);
-    if (kind == 2) call(tilekit::detail::keep_unique<tilekit::equal_to>{tilekit::equal_to{}}, false);
+    if (kind == 0) call(tilekit::keep_if<odd>{odd{}}, false);
+    if (kind == 1) call(tilekit::keep_flagged<decltype(::backend::pointer_like(flags.data()))>{::backend::pointer_like(flags.data())}, false);
+    if (kind == 2) call(tilekit::keep_unique<tilekit::equal_to>{tilekit::equal_to{}}, false);
     if (kind == 3) {
-      call(tilekit::detail::keep_if<odd>{odd{}}, true);
+      call(tilekit::keep_if<odd>{odd{}}, true);
       want.insert(want.end(), rejected.rbegin(), rejected.rend());  // the rejected items in reverse order, as CUB
     }
     const std::int64_t kept = count.to_host()[0];

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide reduce (one launch), written once for both backends through the
 // launcher-generic dispatch tilekit::device_reduce: sizes around every tile and
 // grid boundary, misaligned pointers, iterator inputs, types and operators,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide run-length encoding (one pass: {emits, run start} pairs chained by
 // the scan's look-back), written once for both backends through
 // tilekit::device_run_length_encode: Encode and NonTrivialRuns over short and long

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide scans (one pass, decoupled look-back), written once for both
 // backends through the launcher-generic dispatch tilekit::device_scan: inclusive,
 // inclusive with init, exclusive with init; sizes around tile boundaries and

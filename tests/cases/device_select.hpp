@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide select, partition and unique (one pass, look-back over 64-bit
 // counts), written once for both backends through tilekit::device_select:
 // selectivity 0%, 1%, 50%, 100%; flags; runs for unique; two-way partition with
@@ -73,21 +74,21 @@ inline void check_device_select(select_kind kind, std::int64_t n, int threshold,
     const bool keep = kind == select_kind::unique ? (i == 0 || data[std::size_t(i) - 1] != x) : x < threshold;
     (keep ? kept : rejected).push_back(x);
   }
-  decltype(run_device_select(nullptr, 0, nullptr, nullptr, tilekit::detail::keep_if<below>{}, false)) e{};
+  decltype(run_device_select(nullptr, 0, nullptr, nullptr, tilekit::keep_if<below>{}, false)) e{};
   switch (kind) {
     case select_kind::if_:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::detail::keep_if<below>{below{threshold}}, false);
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::keep_if<below>{below{threshold}}, false);
       break;
     case select_kind::flagged:
       e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
-                            tilekit::detail::keep_flagged<const unsigned char*>{d_flags.data()}, false);
+                            tilekit::keep_flagged<const unsigned char*>{d_flags.data()}, false);
       break;
     case select_kind::unique:
       e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
-                            tilekit::detail::keep_unique<equal_to>{equal_to{}}, false);
+                            tilekit::keep_unique<equal_to>{equal_to{}}, false);
       break;
     case select_kind::partition:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::detail::keep_if<below>{below{threshold}}, true);
+      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::keep_if<below>{below{threshold}}, true);
       break;
   }
   const auto out = d_out.to_host();
@@ -161,8 +162,8 @@ void check_typed_select(std::int64_t n, std::int64_t offset, std::mt19937_64& g)
       selbuf<unsigned char> temp(bytes, 0xCD);
       return select_any(kind == 1, launcher, temp.data(), bytes, in, n, d_out.data(), d_num.data(), keep);
     };
-    const auto e = kind == 2 ? run(tilekit::detail::keep_unique<same_key>{same_key{}})
-                             : run(tilekit::detail::keep_if<small_key<T>>{small_key<T>{}});
+    const auto e = kind == 2 ? run(tilekit::keep_unique<same_key>{same_key{}})
+                             : run(tilekit::keep_if<small_key<T>>{small_key<T>{}});
     ::backend::sync();
     const auto out = d_out.to_host();
     BOOST_TEST_CONTEXT(::backend::name << " " << (kind == 0 ? "select_if" : kind == 1 ? "partition" : "unique") << " of "
@@ -190,7 +191,7 @@ BOOST_AUTO_TEST_SUITE(device_select)
 BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::detail::keep_if<below>>::chunk_items;
+  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(33), tile - 1, tile, tile + 1, 37 * tile + 11, max_n - 5}) {
     for (int threshold : {0, 10, 500, 1000}) {  // 0%, 1%, 50%, 100% kept
@@ -222,7 +223,7 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition([](aut
   const std::int64_t want = n / 1000 + (n % 1000 > 7 ? 1 : 0);  // the i with i % 1000 == 7
   selbuf<std::int64_t> out(std::size_t(want) + 1, poison<std::int64_t>()), num(1, poison<std::int64_t>());
   const auto launcher = ::backend::launcher();
-  const auto keep = tilekit::detail::keep_if<is_seven>{};
+  const auto keep = tilekit::keep_if<is_seven>{};
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, mod_1000{0}, n, out.data(), num.data(), keep) ==
                 launcher.success);
@@ -241,7 +242,7 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   const auto launcher = ::backend::launcher();
   selbuf<int> in(std::vector<int>(100, 1)), out(100, poison<int>());
   selbuf<std::int64_t> num(1, poison<std::int64_t>());
-  const tilekit::detail::keep_if<below> keep{below{5}};
+  const tilekit::keep_if<below> keep{below{5}};
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data(), keep) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0);

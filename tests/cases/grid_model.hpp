@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The memory model kernel bodies rely on across blocks, written once for both
 // backends: atomics, acquire/release flags between blocks (the chain that
 // decoupled look-back builds on), and grid.sync() under a cooperative launch.

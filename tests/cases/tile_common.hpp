@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the tile-level test cases share: operators per type, types, checks.
 // The including file defines `using backend = ...;` (tk_test::gpu_backend or tk_test::sim_backend).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The members of tile<N>: ranks, shuffles, votes, matches, against a CPU model
 // of their documented (tile-relative) semantics. Written once for both backends.
 #pragma once

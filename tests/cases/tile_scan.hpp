@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tile-level scan, written once for both backends.
 // The including file defines `using backend = ...;` (tk_test::gpu_backend or tk_test::sim_backend).
 #pragma once

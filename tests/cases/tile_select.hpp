@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tile-level compact, dedup and histogram, written once for both backends.
 // The including file defines `using backend = ...;`.
 #pragma once

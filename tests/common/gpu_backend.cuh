@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU as a test backend: device buffers, launches through tilekit::launch.
 #pragma once
 #include <tilekit/tilekit.cuh>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // main() of every GPU test program: without a usable CUDA device the program
 // reports itself skipped (exit code 77, ctest's SKIP_RETURN_CODE) instead of passing.
 #define BOOST_TEST_NO_MAIN

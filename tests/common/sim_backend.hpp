@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator as a test backend: buffers are host vectors, launches run on fibers.
 #pragma once
 #include <tilekit/sim.cuh>

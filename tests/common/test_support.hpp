@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Shared by the GPU (.cu) and simulator (.cpp) test programs: seeds, random data,
 // the test types and operators, exact value comparison, poison.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Block level against CUB on the GPU, same data, same kernel:
 //   tilekit::reduce (full, valid_items)       cub::BlockReduce Sum / Reduce (num_valid)
 //   tilekit::inclusive_scan / exclusive_scan  cub::BlockScan InclusiveSum / InclusiveScan /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The CUB facade's collectives (tilekit/cub/{warp,block}_*.cuh) against CUB itself
 // on the GPU. Each kernel runs the same code, templated on the class, once through
 // ::cub::X and once through tilekit::cub::X, on the same inputs in the same threads;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A small program written for CUB's collectives, spelled only with `cub::`.
 // tests/gpu/cub_collectives.cu includes it twice: once inside a namespace where
 // `namespace cub = ::cub;` (CUB itself) and once where `namespace cub = tilekit::cub;`

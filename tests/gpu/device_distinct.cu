@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide distinct, unique count and count on the GPU: the shared cases, then
 // the native entry points (allocating forms, a stream) against Thrust's count.
 #include "../common/gpu_backend.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every device algorithm through thrust::device_ptr on the GPU: the launcher-generic
 // dispatch (the shared cases), the tilekit::device entry points and the CUB facade.
 #include "../common/gpu_backend.cuh"

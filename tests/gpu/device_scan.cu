@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide scans on the GPU: the shared cases, then tilekit::device and the
 // cub facade against CUB itself on the same data.
 #include "../common/gpu_backend.cuh"

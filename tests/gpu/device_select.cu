@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide select, partition and unique on the GPU: the shared cases, then the
 // cub facade against CUB itself on the same data.
 #include "../common/gpu_backend.cuh"

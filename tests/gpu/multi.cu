@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The multi-GPU level (tilekit/multi.cuh) over NCCL: one rank per visible GPU, each
 // on its own host thread with its own stream, the data split into uneven shards (the
 // first shard empty when there are two ranks or more). Every result must equal what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The README's plain-kernel snippet, verbatim, compiled and run: a snippet that
 // stops compiling or computing what the README says fails here.
 #include "../common/gpu_backend.cuh"

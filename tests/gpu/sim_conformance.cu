@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator against the H200, bit for bit: every shuffle (all four kinds)
 // x width 1..32 x lane / delta / lane mask 0..63 x full, partial and divergent
 // masks x 32- and 64-bit values, and every vote, match and redux x the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tile-level reduce on the GPU.
 #include "../common/gpu_backend.cuh"
 using backend = tk_test::gpu_backend;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Tile reduce and scan against the anchors on the GPU: cooperative_groups
 // (cg::reduce, cg::inclusive_scan, cg::exclusive_scan) and CUB (WarpReduce,
 // WarpScan), same data, same launch. Integers must agree exactly; floats within

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fails when a header includes one above it on the ladder: the framework (core, then
 # the gpu and sim backends) under the algorithms' levels tile -> block -> device ->
 # multi / cub, with the public doors (include/tilekit/*.cuh) on top. A file may

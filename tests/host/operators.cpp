@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The operators' documented semantics, on the host (no GPU, no simulator needed):
 // identities, the NaN / signed-zero policy of minimum and maximum, and which
 // functors count as built-in.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds the tile tour for the other targets tilekit promises: C++20 as well as
 # C++17, and (where CUDA is there) sm_75 and sm_80 besides the default sm_90.
 # (CUDA 13 removed sm_70, so sm_75 is the oldest target it can build.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every C++/CUDA code block in README.md appears verbatim in a file under
 // examples/ or tests/, where it is compiled (and mostly run): no README snippet can rot.
 #include <boost/test/unit_test.hpp>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compiles snippets that misuse tilekit and checks each fails with its
 # actionable static_assert message. Run by ctest as host_static_asserts.
 #   -DCXX=<c++ compiler> [-DCUDA=<nvcc>] -DSOURCE_DIR=<tilekit> -DWORK_DIR=<scratch>

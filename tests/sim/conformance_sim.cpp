@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator half of the conformance test (tests/gpu/sim_conformance.cu):
 // runs each generated call in tilekit::sim, one launch per call, so a call the
 // simulator rejects as undefined (a read from a lane outside the mask) is

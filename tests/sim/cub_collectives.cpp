@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the CUB facade's collectives add to tilekit's tile and block algorithms
 // (tilekit/cub/detail/collectives.hpp), run in the CPU simulator against sequential
 // references: the tile reduce over valid_items lanes, the head- and tail-segmented

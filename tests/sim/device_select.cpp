@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide select, partition and unique in the simulator.
 #include "../common/sim_backend.hpp"
 using backend = tk_test::sim_backend;

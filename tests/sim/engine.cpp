@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The simulator itself: CUDA's lane semantics in the corners, planted bugs that
 // must raise tilekit::sim::error with a clear message, the trace, scheduling.
 #include <tilekit/sim.cuh>
@@ -297,6 +298,27 @@ BOOST_AUTO_TEST_CASE(ranks_and_indices_in_3d) {
     BOOST_TEST(g.num_threads() == 12u * 24u);
   });
   for (std::size_t i = 0; i < seen.size(); ++i) BOOST_TEST(seen[i] == i);
+}
+
+// Extents as CUDA code writes them: integers of any type, braces, a struct with x, y, z.
+BOOST_AUTO_TEST_CASE(extents_written_the_cuda_way) {
+  struct triple {
+    unsigned x, y, z;
+  };
+  const int gx = 3;
+  const std::size_t by = 2;
+  std::atomic<unsigned> threads{0};
+  const auto count = [&](auto&) { ++threads; };
+  sim::launch({gx, 2}, {4, by}, count);
+  BOOST_TEST(threads.load() == 3u * 2u * 4u * 2u);
+  threads = 0;
+  sim::launch(triple{2, 1, 2}, sim::dim3(gx, by), count);
+  BOOST_TEST(threads.load() == 2u * 2u * 3u * 2u);
+  threads = 0;
+  sim::launch(5, 32, count);
+  BOOST_TEST(threads.load() == 5u * 32u);
+  constexpr sim::dim3 d(2, 3);
+  static_assert(d.x == 2 && d.y == 3 && d.z == 1 && d.count() == 6);
 }
 
 BOOST_AUTO_TEST_CASE(shared_memory_is_per_block_and_barriers_order_it) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/compact.cuh - ballot-compact over a block: kept items get
 // consecutive slots in rank order (stable).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/dedup.cuh - dedup over a block: heads of runs of adjacent equal
 // items, and the first occurrence of each distinct key without sorting.
 //

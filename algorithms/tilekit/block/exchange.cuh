@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/exchange.cuh - the named arrangements of a block's items, and the
 // moves between them through shared memory. Index arithmetic over these
 // arrangements is spelled here and nowhere else.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/histogram.cuh - histogram over a block: counters privatised in
 // the block's shared memory.
 //

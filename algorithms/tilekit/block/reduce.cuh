@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/reduce.cuh - reduce over a block: combine one value (or K items) per
 // thread with an associative operator; every thread gets the result.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/scan.cuh - prefix scans over a block: thread i gets op over the
 // items of threads 0..i (inclusive) or 0..i-1 (exclusive), K items per thread blocked.
 //

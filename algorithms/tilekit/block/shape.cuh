@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/block/shape.cuh - what the block-level algorithms share: the warp
 // layout of a block, its compile-time size, and the items of a partial block.
 #pragma once

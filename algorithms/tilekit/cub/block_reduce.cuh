@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/block_reduce.cuh - cub::BlockReduce's interface over tilekit's block
 // reduce (tilekit/block/reduce.cuh). The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z
 // threads ranked row-major (x fastest), as CUB's.

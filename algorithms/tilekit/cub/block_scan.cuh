@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/block_scan.cuh - cub::BlockScan's interface over tilekit's block scans
 // (tilekit/scan.cuh). The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z threads
 // ranked row-major (x fastest), as CUB's; arrays are in the blocked arrangement

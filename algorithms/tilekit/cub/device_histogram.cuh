@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/device_histogram.cuh - cub::DeviceHistogram's single-channel
 // interface over tilekit's device histogram (tilekit/device/histogram.cuh).
 //

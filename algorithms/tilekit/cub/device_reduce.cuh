@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/device_reduce.cuh - cub::DeviceReduce's interface over tilekit's
 // one-launch device reduce (tilekit/device/reduce.cuh).
 //

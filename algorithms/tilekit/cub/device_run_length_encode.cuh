@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/device_run_length_encode.cuh - cub::DeviceRunLengthEncode's interface
 // over tilekit's one-pass run-length encode (tilekit/device/run_length_encode.cuh).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/device_scan.cuh - cub::DeviceScan's interface over tilekit's
 // one-pass device scan (tilekit/device/scan.cuh).
 //

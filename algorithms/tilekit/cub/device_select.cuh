@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/device_select.cuh - cub::DeviceSelect and cub::DevicePartition's
 // interfaces over tilekit's one-pass select (tilekit/device/select.cuh).
 //

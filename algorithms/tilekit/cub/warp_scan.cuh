@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/warp_scan.cuh - cub::WarpScan's interface over tilekit's tile scans
 // (tilekit/scan.cuh): logical warp i of a block is the tile<LOGICAL_WARP_THREADS>
 // of thread ranks [i * N, (i + 1) * N), as in CUB.

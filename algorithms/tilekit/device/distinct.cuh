@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/distinct.cuh - what CUB lacks: order-preserving dedup of an unsorted
 // sequence, and the number of runs, on the GPU (the kernels and their dispatch below).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/histogram.cuh - device-wide histograms on the GPU, one launch
 // (the kernel and its dispatch below).
 //

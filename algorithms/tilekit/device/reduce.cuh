@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/reduce.cuh - device-wide reduce on the GPU, one kernel launch.
 //
 //   cudaError_t tilekit::device::reduce(temp, temp_bytes, in, n, out, op, init[, stream])

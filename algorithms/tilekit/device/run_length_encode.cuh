@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/run_length_encode.cuh - device-wide run-length encoding on the GPU,
 // one pass (the kernel and its dispatch below).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/scan.cuh - device-wide prefix scans on the GPU, one pass
 // (decoupled look-back: the kernel and its dispatch below).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/select.cuh - device-wide stream compaction on the GPU, one pass
 // (the kernel and its dispatch below).
 //
@@ -36,14 +37,16 @@ namespace tilekit {
 // packed with their flag). keep(i, item, previous) sees the global index and, for
 // keep_unique, the item before. out must not overlap in.
 
-namespace detail {
-
+/// What device_select keeps, for any launcher (the GPU entry points below build them):
+/// keep(i, item, previous) sees item i of the input and, where wants_previous, the item
+/// before it. keep_if: pred(item); keep_flagged: flags[i]; keep_unique: the first item
+/// of every run of items equal under eq.
 template <class Pred>
 struct keep_if {
   static constexpr bool wants_previous = false;
   Pred pred;
   template <class T>
-  TILEKIT_HD bool operator()(count_t, const T& item, const T&) const { return bool(pred(item)); }
+  TILEKIT_HD bool operator()(detail::count_t, const T& item, const T&) const { return bool(pred(item)); }
 };
 
 template <class Flags>
@@ -51,16 +54,20 @@ struct keep_flagged {
   static constexpr bool wants_previous = false;
   Flags flags;
   template <class T>
-  TILEKIT_HD bool operator()(count_t i, const T&, const T&) const { return bool(flags[i]); }
+  TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(flags[i]); }
 };
 
 template <class Eq>
-struct keep_unique {  // the first item of every run of equal items
+struct keep_unique {
   static constexpr bool wants_previous = true;
   Eq eq;
   template <class T>
-  TILEKIT_HD bool operator()(count_t i, const T& item, const T& previous) const { return i == 0 || !eq(previous, item); }
+  TILEKIT_HD bool operator()(detail::count_t i, const T& item, const T& previous) const {
+    return i == 0 || !eq(previous, item);
+  }
 };
+
+namespace detail {
 
 template <bool Partition, class In, class Out, class NumOut, class Keep>
 struct select_kernel {
@@ -227,28 +234,28 @@ namespace tilekit::device {
 template <class In, class Out, class NumOut, class Pred>
 cudaError_t select_if(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
                       cudaStream_t stream = 0) {
-  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::detail::keep_if<Pred>{pred});
+  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::keep_if<Pred>{pred});
 }
 
 template <class In, class Flags, class Out, class NumOut>
 cudaError_t select_flagged(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
                            NumOut num_out, cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_flagged<Flags>{flags});
+                       tilekit::keep_flagged<Flags>{flags});
 }
 
 template <class In, class Out, class NumOut>
 cudaError_t unique(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out,
                    cudaStream_t stream = 0) {
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::detail::keep_unique<equal_to>{equal_to{}});
+                       tilekit::keep_unique<equal_to>{equal_to{}});
 }
 
 template <class In, class Out, class NumOut, class Pred>
 cudaError_t partition(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out, Pred pred,
                       cudaStream_t stream = 0) {
   return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                             tilekit::detail::keep_if<Pred>{pred});
+                             tilekit::keep_if<Pred>{pred});
 }
 
 template <class In, class Out, class NumOut, class Pred>

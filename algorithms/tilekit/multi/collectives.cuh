@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/multi/collectives.cuh - the level above the device: data sharded across the GPUs of an NCCL
 // communicator (one rank per GPU, each rank's shard in its own device memory, a stream
 // per rank). Each call is collective: every rank calls it, from its own host thread,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tile/compact.cuh - ballot-compact: each lane says whether it keeps its item;
 // kept items get consecutive slots in lane order (stable).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tile/dedup.cuh - dedup: which lanes hold the first copy of each distinct key.
 //
 // Tile level (tile<N>):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tile/histogram.cuh - histogram: every lane adds one sample to caller-provided
 // counters (shared or global memory).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tile/reduce.cuh - reduce: combine one value per thread with an associative
 // operator; every participating thread gets the result.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tile/scan.cuh - prefix scans: lane i gets op over the values of lanes 0..i
 // (inclusive) or 0..i-1 (exclusive).
 //

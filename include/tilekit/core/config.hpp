@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/config.hpp - compiler and target switches shared by every header.
 //
 // The algorithm headers are plain C++17 so that the CPU simulator (tilekit::sim)
 // can compile them with g++ alone; under nvcc the same functions become
 // __host__ __device__ templates.
 #pragma once
+#include <tilekit/core/version.hpp>
 
 #if defined(__CUDACC__)
 #  define TILEKIT_HD __host__ __device__ __forceinline__
@@ -11,7 +13,11 @@
 // Algorithms are __host__ __device__ templates; the group they are instantiated
 // with decides where they can run (GPU groups: device only, sim groups: host only).
 #  define TILEKIT_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
-#  define TILEKIT_UNROLL _Pragma("unroll")
+#  if defined(__CUDA_ARCH__)
+#    define TILEKIT_UNROLL _Pragma("unroll")
+#  else
+#    define TILEKIT_UNROLL  // nvcc's host pass: the host compiler knows no `unroll` pragma (-Wunknown-pragmas)
+#  endif
 #else
 #  define TILEKIT_HD inline
 #  define TILEKIT_DEVICE inline

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/group.hpp - the groups every algorithm takes, written once for both
 // backends, and the contract a backend fulfils.
 //

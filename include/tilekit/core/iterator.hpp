@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/iterator.hpp - what the algorithms need of their inputs and
 // outputs: 64-bit counts, the value type of an iterator, null checks, and loads
 // of 16-byte vectors where the input allows.

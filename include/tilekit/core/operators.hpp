@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/operators.hpp - the built-in operators, their identities, and how
 // tilekit recognises an operator as built-in (which decides the hardware path).
 //

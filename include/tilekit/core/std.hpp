@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/std.hpp - the standard library pieces used on both sides.
 // Under nvcc, libcu++ (cuda::std) supplies them in device code; under a plain
 // C++ compiler (the simulator), the ordinary standard library does.

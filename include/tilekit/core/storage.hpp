@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/core/storage.hpp - storage helpers every level shares: uninitialised
 // slots (so storages can share a union in shared memory whatever T's
 // constructors), and the "maybe" wrapper that lets partial tiles (valid_items)

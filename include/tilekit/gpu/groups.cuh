@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/gpu/groups.cuh - the GPU backend, and the group types over it: tile<N>
 // (1..32 lanes of one warp), block<Threads>, grid_group (core/group.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/gpu/launch.cuh - run one kernel body on the GPU in the same shape the
 // simulator runs it (tilekit::sim::launch):
 //
@@ -73,6 +74,13 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
                               static_cast<int>(shared_bytes));
 }
 }  // namespace detail
+
+/// The __global__ function that launch runs body on, for the CUDA runtime's queries
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cudaFuncGetAttributes, ...).
+template <class Body>
+auto kernel_of() -> void (*)(Body) {
+  return &detail::body_kernel<Body>;
+}
 
 /// Launches body on grid x block threads in stream with shared_bytes of dynamic
 /// shared memory; returns the launch's error (cudaSuccess if it was queued).

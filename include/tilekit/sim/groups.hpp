@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/sim/groups.hpp - the simulator's backend, the group types over it
 // (core/group.hpp's classes, the same as the GPU's), and launch: algorithm code
 // runs unchanged on the CPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/sim/intrinsics.hpp - CUDA's warp intrinsics on simulated lanes, with
 // the semantics the CUDA Programming Guide and the PTX ISA give them:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/sim/runtime.hpp - the simulator's engine: simulated threads as fibers,
 // a deterministic scheduler, warp collectives with CUDA's lane semantics, block
 // barriers, and the checks that turn misuse into tilekit::sim::error.
@@ -20,6 +21,8 @@
 #include <exception>
 #include <functional>
 #include <iomanip>
+#include <type_traits>
+#include <utility>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -49,10 +52,18 @@ class error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Grid and block extents; a plain integer converts (x = n, y = z = 1).
+/// Grid and block extents, written as in CUDA: a plain integer (x = n, y = z = 1),
+/// dim3(x, y[, z]) or {x, y[, z]} from integers of any type, or anything with x, y and z
+/// members (CUDA's ::dim3 and uint3 where they exist).
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
-  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+  constexpr dim3() = default;
+  template <class X, class Y = unsigned, class Z = unsigned,
+            class = std::enable_if_t<std::is_integral_v<X> && std::is_integral_v<Y> && std::is_integral_v<Z>>>
+  constexpr dim3(X x_, Y y_ = 1, Z z_ = 1) : x(unsigned(x_)), y(unsigned(y_)), z(unsigned(z_)) {}
+  template <class D, class = decltype(unsigned(std::declval<const D&>().x) + unsigned(std::declval<const D&>().y) +
+                                      unsigned(std::declval<const D&>().z))>
+  constexpr dim3(const D& d) : x(unsigned(d.x)), y(unsigned(d.y)), z(unsigned(d.z)) {}
   constexpr std::uint64_t count() const { return std::uint64_t(x) * y * z; }
 };
 

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The program behind ncu_single_pass_2e24.txt (kept as a record, not built by CMake): one launch
 // each of tilekit's and CUB's partition, run-length encode, select_flagged and int64 inclusive
 // scan at 2^24 random items, for Nsight Compute. Run on the H200 at commit 09553ed (kernels of da676a5):
 //   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -Iinclude -Ialgorithms -o prof ncu_single_pass.cu
-//   ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+//   ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats
 //       --section SchedulerStats --section Occupancy --section LaunchStats --section InstructionStats ./prof
+//   (one command line)
 #include <cub/cub.cuh>
 #include <tilekit/cub/device_select.cuh>
 #include <tilekit/cub/device_run_length_encode.cuh>

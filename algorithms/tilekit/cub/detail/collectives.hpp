@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/cub/detail/collectives.hpp - the few compositions the CUB facade's
 // collectives need beyond tilekit's public tile and block algorithms, written over
 // the group API like the algorithms themselves (plain C++17, __host__ __device__),

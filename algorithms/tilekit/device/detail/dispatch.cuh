@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/detail/dispatch.cuh - what every device-level dispatch shares:
 // the temporary storage carved from one caller-provided buffer (CUB's two-phase
 // protocol), and on the GPU the calls that allocate it in the stream.

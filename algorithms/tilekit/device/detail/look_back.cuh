@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/detail/look_back.cuh - the decoupled look-back that chains the
 // chunks of a single-pass device algorithm (scan, select / partition / unique,
 // run-length encode): the states each chunk publishes (its aggregate, then its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/device/detail/tuning.cuh - the shapes of the device-level kernels:
 // threads per block, items per thread, blocks per multiprocessor. Chosen by
 // measurement (perf/device_bench.cu; the numbers are in perf/results).
