@@ -29,7 +29,7 @@ TILEKIT_HD compact_result compact(const Block& block, bool keep, compact_storage
   using shape = detail::block_shape<Block::static_size>;
   const unsigned rank = block.thread_rank(), warp = rank / 32, lane = rank % 32;
   unsigned local = 0;  // kept threads before this one in its warp
-  if (detail::below(warp, shape::full_warps)) {
+  if (shape::rest == 0 || detail::below(warp, shape::full_warps)) {  // rest == 0: no partial warp (and no bounds warning)
     const compact_result r = compact(tilekit::tiled_partition<32>(block), keep);
     local = r.rank;
     if (lane == 0) storage.counts[warp] = r.count;
