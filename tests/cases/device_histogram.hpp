@@ -209,6 +209,13 @@ BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
                                        binner) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, static_cast<unsigned*>(nullptr), 8,
                                        binner) == ::backend::invalid_value);
+  // Bins that cannot bin: the same answer on both backends (the checks are the dispatch's).
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 8,
+                                       tilekit::even_bins<int, int>(9, 8, 8)) == ::backend::invalid_value);  // lower == upper
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 8,
+                                       tilekit::even_bins<int, int>(9, 8, 0)) == ::backend::invalid_value);  // lower > upper
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 8,
+                                       tilekit::range_bins<int, int>{nullptr, 9}) == ::backend::invalid_value);  // no levels
   ::backend::sync();
   for (unsigned c : counts.to_host()) BOOST_TEST(is_poison(c));
   // no samples: every counter zeroed, as CUB

@@ -22,9 +22,11 @@ namespace tilekit {
 
 // The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
 //
-// device_histogram(launcher, temp, temp_bytes, samples, n, counters, binner):
+// device_histogram(launcher, temp, temp_bytes, samples, n, counters, bins, binner):
 // counters[binner(x)] += 1 for every sample x with a bin (binner returns -1 for
-// none); counters[0 .. bins) are zeroed first (as CUB). One launch: while the
+// none); counters[0 .. bins) are zeroed first (as CUB). binner.valid() says whether
+// its parameters can bin at all (the dispatch answers invalid_value otherwise, on
+// every backend). One launch: while the
 // bins fit in a block's shared memory (launcher.max_shared_bytes()), every block
 // counts its share of the samples in shared counters and adds the non-zero ones
 // to the global counters; beyond that, chunks count straight into the global
@@ -61,7 +63,9 @@ struct even_bins {
       if (narrow) reciprocal = detail::divide_by(range);
     }
   }
-  /// Whether the bin arithmetic can overflow (CUB answers cudaErrorInvalidValue then).
+  /// lower < upper and bin arithmetic that cannot overflow (CUB answers cudaErrorInvalidValue otherwise).
+  TILEKIT_HD bool valid() const { return lower < upper && !may_overflow(); }
+  /// Whether the bin arithmetic can overflow.
   TILEKIT_HD bool may_overflow() const {
     if constexpr (detail::stdx::is_integral<common>::value)
       return upper > lower && span(upper, lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
@@ -84,6 +88,7 @@ template <class Sample, class Level>
 struct range_bins {
   const Level* levels;  // num_levels of them, readable where the kernel runs
   int num_levels;
+  TILEKIT_HD bool valid() const { return levels != nullptr && num_levels >= 2; }
   TILEKIT_HD int operator()(const Sample& sample) const {
     int lo = 0, hi = num_levels;  // the first level greater than sample, by bisection
     while (lo < hi) {
@@ -191,7 +196,9 @@ struct histogram_kernel {
 /// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
 /// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
 /// protocol expects a size). Returns launcher.invalid_value, writing nothing, for
-/// n < 0, bins < 1, a null counters pointer, or a null sample pointer with n > 0.
+/// n < 0, bins < 1, a null counters pointer, a null sample pointer with n > 0, or a
+/// binner that is not valid() (even bins with lower >= upper or overflowing arithmetic;
+/// range bins without levels).
 template <class Launcher, class In, class Counter, class Binner>
 typename Launcher::error_type device_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                                detail::count_t n, Counter* counters, int bins, Binner binner) {
@@ -202,7 +209,8 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     temp_bytes = 1;
     return launcher.success;
   }
-  if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
+  if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in)) || !binner.valid())
+    return launcher.invalid_value;
   if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
   if (n == 0) return launcher.success;
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
@@ -225,16 +233,16 @@ template <class In, class Counter, class Level>
 cudaError_t histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t n, Counter* counters,
                            int num_levels, Level lower, Level upper, cudaStream_t stream = 0) {
   using bins_t = even_bins<tilekit::detail::value_of<In>, Level>;
-  if (temp != nullptr && !(lower < upper)) return cudaErrorInvalidValue;  // num_levels < 2: the dispatch's bins < 1
+  // num_levels < 2: the dispatch's bins < 1 (the binner is built with 2, never dividing by 0);
+  // lower >= upper or overflowing bins: the dispatch's binner.valid().
   const bins_t bins(num_levels < 2 ? 2 : num_levels, lower, upper);
-  if (temp != nullptr && bins.may_overflow()) return cudaErrorInvalidValue;
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1, bins);
 }
 
 template <class In, class Counter, class Level>
 cudaError_t histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t n, Counter* counters,
                             int num_levels, const Level* levels, cudaStream_t stream = 0) {
-  if (temp != nullptr && levels == nullptr) return cudaErrorInvalidValue;  // num_levels < 2: the dispatch's bins < 1
+  // num_levels < 2: the dispatch's bins < 1; levels == nullptr: the binner's valid().
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1,
                           range_bins<tilekit::detail::value_of<In>, Level>{levels, num_levels});
 }
