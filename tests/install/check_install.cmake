@@ -2,11 +2,11 @@
 # Installs tilekit into a scratch prefix and builds a small CPU-only consumer against it in
 # three ways: find_package(tilekit CONFIG COMPONENTS sim) on the installed package,
 # add_subdirectory and FetchContent on the source tree. Checks as well:
-#   - the consumer sees the version of include/tilekit/core/version.hpp (TILEKIT_VERSION);
+#   - the consumer sees TILEKIT_VERSION for the project's VERSION;
 #   - asking for a component that does not exist fails find_package with a message;
 #   - as a subproject, tilekit installs nothing into the consumer's install and does not
 #     probe CUDA (the consumer enabled only C++).
-#   -DSOURCE_DIR -DBUILD_DIR -DWORK_DIR -DCXX [-DPREFIX_PATH=dir:dir]
+#   -DSOURCE_DIR -DBUILD_DIR -DWORK_DIR -DCXX -DVERSION=major.minor.patch [-DPREFIX_PATH=dir:dir]
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -19,12 +19,12 @@ function(run)
   set(run_output "${out}" PARENT_SCOPE)
 endfunction()
 
-file(STRINGS ${SOURCE_DIR}/include/tilekit/core/version.hpp lines REGEX "^#define TILEKIT_VERSION_(MAJOR|MINOR|PATCH) ")
-foreach(part MAJOR MINOR PATCH)
-  string(REGEX MATCH "TILEKIT_VERSION_${part} ([0-9]+)" _ "${lines}")
-  set(${part} ${CMAKE_MATCH_1})
-endforeach()
-math(EXPR version "${MAJOR} * 10000 + ${MINOR} * 100 + ${PATCH}")
+# TILEKIT_VERSION as the consumer should see it, from the version CMake read out of version.hpp.
+string(REPLACE "." ";" parts "${VERSION}")
+list(GET parts 0 major)
+list(GET parts 1 minor)
+list(GET parts 2 patch)
+math(EXPR version "${major} * 10000 + ${minor} * 100 + ${patch}")
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(file include/tilekit/core/version.hpp lib/cmake/tilekit/tilekitConfig.cmake lib/cmake/tilekit/tilekitNccl.cmake

@@ -63,14 +63,14 @@ struct even_bins {
       if (narrow) reciprocal = detail::divide_by(range);
     }
   }
-  /// lower < upper and bin arithmetic that cannot overflow (CUB answers cudaErrorInvalidValue otherwise).
-  TILEKIT_HD bool valid() const { return lower < upper && !may_overflow(); }
-  /// Whether the bin arithmetic can overflow.
-  TILEKIT_HD bool may_overflow() const {
+  /// lower < upper, and (integers) bin arithmetic that cannot overflow; CUB answers
+  /// cudaErrorInvalidValue otherwise.
+  TILEKIT_HD bool valid() const {
+    if (!(lower < upper)) return false;
     if constexpr (detail::stdx::is_integral<common>::value)
-      return upper > lower && span(upper, lower) > detail::stdx::numeric_limits<wide>::max() / wide(bins);
+      return span(upper, lower) <= detail::stdx::numeric_limits<wide>::max() / wide(bins);
     else
-      return false;
+      return true;
   }
   TILEKIT_HD int operator()(const Sample& sample) const {
     const common s = common(sample);
@@ -234,7 +234,7 @@ cudaError_t histogram_even(void* temp, std::size_t& temp_bytes, In samples, std:
                            int num_levels, Level lower, Level upper, cudaStream_t stream = 0) {
   using bins_t = even_bins<tilekit::detail::value_of<In>, Level>;
   // num_levels < 2: the dispatch's bins < 1 (the binner is built with 2, never dividing by 0);
-  // lower >= upper or overflowing bins: the dispatch's binner.valid().
+  // lower >= upper or overflowing bins: the binner's valid().
   const bins_t bins(num_levels < 2 ? 2 : num_levels, lower, upper);
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1, bins);
 }

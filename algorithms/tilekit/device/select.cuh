@@ -74,12 +74,13 @@ struct select_kernel {
   using T = value_of<In>;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
-  // Rows of 16-byte vectors: vector_rows, or for items under 4 bytes as many as hold 4 * vector_rows
-  // items per lane (more spill: 1-byte items in 6 rows spilled 300 bytes).
+  // Rows of 16-byte vectors: vector_rows; for items under 4 bytes only as many as hold the
+  // 4 * vector_rows items per lane of 4-byte items, at least one (1-byte items in 6 rows spilled 300 bytes).
+  static constexpr unsigned narrow_rows = 4 * select_tuning::vector_rows / V;
   static constexpr unsigned R = !vector_loadable_v<In> ? select_tuning::scalar_rows
                                 : V <= 4               ? select_tuning::vector_rows
-                                : 4 * select_tuning::vector_rows >= 2 * V ? 4 * select_tuning::vector_rows / V
-                                                                           : 1;
+                                : narrow_rows > 0      ? narrow_rows
+                                                       : 1;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   struct shared_t {
