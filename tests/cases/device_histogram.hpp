@@ -138,7 +138,7 @@ BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
   BOOST_TEST(differ == 0u, differ << " of " << cases << " samples binned differently, TILEKIT_TEST_SEED=" << base_seed());
 }
 
-BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted)) {
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted<::backend>)) {
   using namespace tk_test;
   const std::int64_t n = (std::int64_t(1) << 32) + 5;
   hbuf<unsigned> counts(257, poison<unsigned>());

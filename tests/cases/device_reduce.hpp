@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(iterator_input_and_counts) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted)) {
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted<::backend>)) {
   using namespace tk_test;
   for (std::int64_t n : {(std::int64_t(1) << 31) - 1, (std::int64_t(1) << 31) + 3, (std::int64_t(1) << 32) + 5}) {
     dbuf<std::int64_t> out(1, poison<std::int64_t>());

@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(encode_and_non_trivial_runs) {
 
 // Runs of 1000 over 2^32 + 5 items from an iterator: past 2^31 items the look-back
 // uses the fenced tile states; closed-form answers.
-BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted)) {
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted<::backend>)) {
   using namespace tk_test;
   const std::int64_t n = (std::int64_t(1) << 32) + 5, runs = (n + 999) / 1000;
   rbuf<long long> keys(std::size_t(runs) + 1, -7), lengths(std::size_t(runs) + 1, -7), num(1, -7);

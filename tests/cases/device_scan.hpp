@@ -133,7 +133,7 @@ struct check_against_closed_form {
 
 BOOST_AUTO_TEST_SUITE(device_scan)
 
-BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted)) {
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted<::backend>)) {
   using namespace tk_test;
   for (std::int64_t n : {(std::int64_t(1) << 32) + 5}) {
     sbuf<unsigned long long> wrong(1, 0ull);

@@ -217,7 +217,7 @@ BOOST_AUTO_TEST_CASE(item_types_and_misaligned_inputs) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted)) {
+BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_test::huge_counts_wanted<::backend>)) {
   using namespace tk_test;
   const std::int64_t n = (std::int64_t(1) << 32) + 5;
   const std::int64_t want = n / 1000 + (n % 1000 > 7 ? 1 : 0);  // the i with i % 1000 == 7
