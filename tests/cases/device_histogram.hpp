@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Device-wide histograms, written once for both backends through
-// tilekit::device_histogram: even bins over uint8 / int8 / uint16 / int32 / float samples,
+// tilekit::device_histogram: even bins over uint8 / int8 / uint16 / int32 / float samples
+// (1-byte samples all of one value with few blocks, from pointers and iterators),
 // uneven (range) bins, 1 .. 65536 bins (shared-memory counters, and global
 // counters past what shared memory holds), uniform, skewed and all-equal data,
 // samples outside the bins, invalid arguments. References: CPU counts with the
@@ -23,7 +24,8 @@ inline const char* name(spread s) { return s == spread::uniform ? "uniform" : s 
 
 template <class Sample, class Binner>
 void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
-                            std::size_t offset = 0) {  // offset: the samples start that many items into their buffer
+                            std::size_t offset = 0,  // offset: the samples start that many items into their buffer
+                            decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   std::vector<Sample> padded(offset, samples.empty() ? Sample{} : samples[0]);
   padded.insert(padded.end(), samples.begin(), samples.end());
   hbuf<Sample> d_padded(padded);
@@ -32,7 +34,6 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
     Sample* data() const { return p; }
   } d_samples{d_padded.data() + offset};
   hbuf<unsigned> d_counts(std::size_t(bins) + 1, poison<unsigned>());
-  const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), std::int64_t(samples.size()),
                                           d_counts.data(), bins, binner) == launcher.success);
@@ -79,6 +80,11 @@ struct int_even_reference {
 struct index_mod_256 {  // in[i] = i % 256, from an iterator
   TILEKIT_HD int operator[](std::int64_t i) const { return int(i % 256); }
   TILEKIT_HD int operator*() const { return 0; }
+};
+
+struct byte_index_mod_256 {  // in[i] = i % 256 as a 1-byte sample, from an iterator (read item by item)
+  TILEKIT_HD unsigned char operator[](std::int64_t i) const { return static_cast<unsigned char>(i % 256); }
+  TILEKIT_HD unsigned char operator*() const { return 0; }
 };
 
 }  // namespace tk_test
@@ -155,6 +161,35 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_tes
   std::size_t bad = 0;
   for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != unsigned(n / 256 + (b < n % 256 ? 1 : 0));
   BOOST_TEST(bad == 0u, bad << " bins differ from the closed form");
+  BOOST_TEST(is_poison(got[256]));
+}
+
+// 1-byte samples (a histogram of the 256 values per warp, mapped to bins per block):
+// one value in every sample (0xFF, 0, 0x80) with the fewest blocks, so each block
+// counts many samples of it; and an iterator input (the item-by-item path).
+BOOST_AUTO_TEST_CASE(byte_samples_one_value_and_iterators) {
+  using namespace tk_test;
+  const std::size_t n = 4 * ::backend::device_max_items() + 5;
+  for (unsigned char value : {0xFF, 0x00, 0x80}) {
+    const std::vector<unsigned char> same(value == 0xFF ? n : n / 4, value);
+    check_device_histogram(same, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), "uint8 all " + std::to_string(value), 1,
+                           ::backend::launcher_with_few_blocks());
+  }
+  const std::int64_t m = 2 * std::int64_t(::backend::device_max_items()) + 77;
+  hbuf<unsigned> counts(257, poison<unsigned>());
+  const auto launcher = ::backend::launcher_with_few_blocks();
+  const tilekit::even_bins<unsigned char, int> binner(257, 0, 256);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, byte_index_mod_256{}, m, counts.data(), 256, binner) ==
+                launcher.success);
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, byte_index_mod_256{}, m, counts.data(), 256, binner);
+  ::backend::sync();
+  const auto got = counts.to_host();
+  BOOST_TEST(e == launcher.success);
+  std::size_t bad = 0;
+  for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != unsigned(m / 256 + (b < m % 256 ? 1 : 0));
+  BOOST_TEST(bad == 0u, bad << " bins of the iterator's bytes differ from the closed form (n=" << m << ")");
   BOOST_TEST(is_poison(got[256]));
 }
 

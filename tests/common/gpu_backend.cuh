@@ -79,6 +79,9 @@ struct gpu_backend {
   }
   /// Where the device-wide algorithms' dispatch runs its kernels.
   static tilekit::gpu_launcher launcher() { return {}; }
+  /// A launcher whose dispatch picks the fewest blocks it can (the simulator's pretends
+  /// one multiprocessor; the GPU's is the GPU): every thread gets more of the work.
+  static tilekit::gpu_launcher launcher_with_few_blocks() { return {}; }
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
   /// TILEKIT_TEST_SMALL=1 (set under compute-sanitizer): smaller device-wide cases.
   static bool small() {

@@ -76,6 +76,14 @@ struct sim_backend {
   static tilekit::sim::launcher launcher() {
     tilekit::sim::launcher l;
     l.opt.resident_blocks = 40;
+    l.max_shared = 227u * 1024u;  // the H200's opt-in shared memory per block: the paths the GPU takes
+    return l;
+  }
+  /// A launcher whose dispatch picks the fewest blocks it can (one pretended
+  /// multiprocessor): every thread gets more of the work.
+  static tilekit::sim::launcher launcher_with_few_blocks() {
+    tilekit::sim::launcher l = launcher();
+    l.sms = 1;
     return l;
   }
   static constexpr int invalid_value = tilekit::sim::launcher::invalid_value;

@@ -41,7 +41,14 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
       even_matches_cub(bytes, int(n), 256, 0, 256);
       tk_test::device_buffer<int> ints(tk_test::histogram_samples<int>(n, -1500, 3500, s, g));
       for (int bins : {1024, 4096, 65536, 300000}) even_matches_cub(ints, int(n) - 3, bins, -1000, 3000);
-      tk_test::device_buffer<float> floats(tk_test::histogram_samples<float>(n, -2.0f, 2.0f, s, g));
+      // A float just below upper whose scaled offset rounds up to the bin count: tilekit
+      // counts it in the last bin, CUB 3.0 one past its bins (seen as 2 differing bins
+      // for a random seed); such samples are left out of the comparison.
+      auto float_samples = tk_test::histogram_samples<float>(n, -2.0f, 2.0f, s, g);
+      const float scale = 1000.0f / (1.5f - -1.5f);
+      for (float& x : float_samples)
+        if (x >= -1.5f && x < 1.5f && int((x - -1.5f) * scale) >= 1000) x = 0.0f;
+      tk_test::device_buffer<float> floats(float_samples);
       even_matches_cub(floats, int(n), 1000, -1.5f, 1.5f);
     }
   }

@@ -14,10 +14,21 @@
 // (CUB's BlockHistogram sorts or goes to global atomics instead).
 // histogram_storage<Counter, Bins> holds a compile-time count; for a run-time
 // count give histogram_storage_bytes<Counter>(bins) of dynamic shared memory.
+//
+// byte_counters<Block>: counts of the 256 values of 1-byte samples, a 32-bit
+// histogram per warp: a sample is one shared atomic add on its warp's counter of
+// its value (the hardware combines the lanes of one instruction that add to one
+// address, so skewed data is no slower), and the caller maps values to bins once
+// per block (pass-through privatisation, as CUB's 8-bit path). Measured on the
+// H200 against one 8-bit counter per value per thread (no contention at all): that
+// is slower on every distribution, shared atomics at 32 addresses an instruction
+// (0.97x CUB uniform, 0.68x skewed at 2^28) and plain read-add-write chains more so.
 #pragma once
 #include <tilekit/block/shape.cuh>
 #include <tilekit/core/storage.hpp>
 #include <tilekit/tile/histogram.cuh>
+
+#include <cstdint>
 
 namespace tilekit {
 
@@ -70,5 +81,43 @@ TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, Glo
   for (unsigned i = block.thread_rank(); i < bins; i += stride)
     if (counters[i] != Counter(0)) Block::backend::atomic_add(global + i, static_cast<GlobalCounter>(counters[i]));
 }
+
+/// The 256 values' counts of a block's 1-byte samples (see the top of this file).
+/// Shared memory: byte_counters<Block>::bytes. Every thread of the block calls the
+/// constructor and wait_all; add and total are per thread.
+template <class Block>
+class byte_counters {
+  static_assert(Block::static_size > 0 && Block::static_size % 32 == 0,
+                "tilekit::byte_counters: the block's size must be a compile-time multiple of 32 (whole warps)");
+  static constexpr unsigned threads = Block::static_size, warps = threads / 32;
+  using be = typename Block::backend;
+
+ public:
+  /// Shared bytes: a histogram of 256 32-bit counters per warp.
+  static constexpr std::size_t bytes = std::size_t(warps) * 256 * sizeof(std::uint32_t);
+
+  /// Zeroes the counters in `shared` (16-byte aligned, `bytes` long); ends with block.sync().
+  TILEKIT_HD byte_counters(const Block& block, void* shared)
+      : counts_(static_cast<std::uint32_t*>(shared)), rank_(block.thread_rank()) {
+    for (unsigned i = rank_; i < warps * 256; i += threads) counts_[i] = 0;
+    block.sync();
+  }
+  /// Counts one sample of value v (0..255) for the calling thread.
+  /// @pre fewer than 2^32 samples of one value added by a warp (32-bit counters:
+  /// a 64-bit shared atomic add is a compare-and-swap loop on sm_90).
+  TILEKIT_HD void add(unsigned v) const { be::atomic_add(counts_ + (rank_ / 32) * 256 + v, std::uint32_t(1)); }
+  /// Waits for every thread's adds (block.sync()).
+  TILEKIT_HD void wait_all(const Block& block) const { block.sync(); }
+  /// Value v's count over the block, after wait_all (at most 2^32 - 1: the block's samples).
+  TILEKIT_HD std::uint32_t total(unsigned v) const {
+    std::uint32_t sum = 0;
+    for (unsigned w = 0; w < warps; ++w) sum += counts_[w * 256 + v];
+    return sum;
+  }
+
+ private:
+  std::uint32_t* counts_;
+  unsigned rank_;
+};
 
 }  // namespace tilekit

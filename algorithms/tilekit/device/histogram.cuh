@@ -26,11 +26,13 @@ namespace tilekit {
 // counters[binner(x)] += 1 for every sample x with a bin (binner returns -1 for
 // none); counters[0 .. bins) are zeroed first (as CUB). binner.valid() says whether
 // its parameters can bin at all (the dispatch answers invalid_value otherwise, on
-// every backend). One launch: while the
-// bins fit in a block's shared memory (launcher.max_shared_bytes()), every block
-// counts its share of the samples in shared counters and adds the non-zero ones
-// to the global counters; beyond that, chunks count straight into the global
-// counters, lanes with the same bin aggregated by match_any (histogram_match).
+// every backend). One launch. 1-byte samples: each block counts the 256 values in
+// a shared histogram per warp (byte_counters), then adds the values' totals to
+// their bins. Other samples: while the bins fit in a block's shared
+// memory (launcher.max_shared_bytes()), every block counts its share of the
+// samples in shared counters and adds the non-zero ones to the global counters;
+// beyond that, chunks count straight into the global counters, lanes with the
+// same bin aggregated by match_any (histogram_match).
 // even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
 // HistogramEven / HistogramRange do.
 
@@ -103,8 +105,8 @@ struct range_bins {
 
 namespace detail {
 
-// 1-byte integer samples are binned through a table of their 256 values' bins in
-// shared memory (one shared load per sample instead of the binning arithmetic).
+// 1-byte integer samples take byte_histogram_kernel: the 256 values are counted,
+// then mapped to bins once per block.
 template <class Sample>
 inline constexpr bool byte_samples_v =
     sizeof(Sample) == 1 && stdx::is_integral<Sample>::value && !stdx::is_same<Sample, bool>::value;
@@ -113,9 +115,7 @@ template <class In, class Counter, class Binner>
 struct histogram_kernel {
   static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
   static constexpr unsigned per_vector = vector_items<In>(), in_flight = histogram_tuning::vectors;
-  using Sample = value_of<In>;
-  static constexpr unsigned table_slots = byte_samples_v<Sample> ? 256 : 0;  // ints before the counters
-  TILEKIT_HD static std::size_t shared_bytes(int bins) { return table_slots * sizeof(int) + std::size_t(bins) * sizeof(Counter); }
+  TILEKIT_HD static std::size_t shared_bytes(int bins) { return std::size_t(bins) * sizeof(Counter); }
   In in;
   count_t n;
   Counter* counters;  // global, zeroed
@@ -132,16 +132,10 @@ struct histogram_kernel {
     const unsigned rank = block.thread_rank();
     if (privatise) {
       using be = typename decltype(block)::backend;
-      unsigned char* raw = ctx.template shared_array<unsigned char>(shared_bytes(bins));
-      int* table = reinterpret_cast<int*>(raw);
-      Counter* local = reinterpret_cast<Counter*>(raw + table_slots * sizeof(int));
-      if constexpr (table_slots > 0)
-        for (unsigned v = rank; v < table_slots; v += Threads) table[v] = binner(static_cast<Sample>(v));
-      histogram_init(block, local, unsigned(bins));  // its block.sync() publishes the table too
+      Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
+      histogram_init(block, local, unsigned(bins));
       auto count = [&](const auto& sample) {
-        int bin;
-        if constexpr (table_slots > 0) bin = table[static_cast<unsigned char>(sample)];
-        else bin = binner(sample);
+        const int bin = binner(sample);
         if (bin >= 0) be::atomic_add(local + bin, Counter(1));
       };
       // Item by item: the samples before the first 16-byte boundary and after the
@@ -191,6 +185,68 @@ struct histogram_kernel {
   }
 };
 
+// 1-byte samples: the block counts the 256 values in a histogram per warp
+// (byte_counters), then adds each value's total to its bin's global counter.
+template <class In, class Counter, class Binner>
+struct byte_histogram_kernel {
+  static constexpr unsigned Threads = byte_histogram_tuning::threads;
+  static constexpr unsigned in_flight = byte_histogram_tuning::vectors;  // 16-byte vectors per thread per trip
+  static constexpr std::size_t shared_bytes = std::size_t(Threads / 32) * 256 * sizeof(std::uint32_t);
+  using Sample = value_of<In>;
+  In in;
+  count_t n;
+  Counter* counters;  // global, zeroed
+  Binner binner;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using block_t = decltype(block);
+    using be = typename block_t::backend;
+    using counters_t = byte_counters<block_t>;
+    static_assert(counters_t::bytes == shared_bytes, "byte_histogram_kernel: shared_bytes is byte_counters' size");
+    const counters_t local(block, ctx.template shared_array<unsigned char>(shared_bytes));
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
+    const count_t threads = blocks * Threads, thread = b * Threads + block.thread_rank();
+
+    count_t head = n, vectors = 0;  // 16-sample vectors past the first 16-byte boundary
+    if constexpr (vector_loadable_v<In>) {
+      head = misaligned_head(in, n);
+      vectors = (n - head) / 16;
+      const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
+      auto count_words = [&](const vector_of<std::uint32_t, 4>& x) {
+        TILEKIT_UNROLL
+        for (unsigned w = 0; w < 4; ++w)
+          TILEKIT_UNROLL
+          for (unsigned j = 0; j < 4; ++j) local.add((x.item[w] >> (8 * j)) & 0xffu);
+      };
+      count_t v = thread;
+      for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {
+        vector_of<std::uint32_t, 4> x[in_flight];
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<std::uint32_t, 4>(words + (v + u * threads) * 4);
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u < in_flight; ++u) count_words(x[u]);
+      }
+      for (; v < vectors; v += threads) count_words(load_vector<std::uint32_t, 4>(words + v * 4));
+    }
+    // Item by item: the samples before the first 16-byte boundary and after the last
+    // whole vector (all of them for inputs that are not vector-loadable).
+    const count_t tail_from = head + vectors * 16, scalar_items = head + (n - tail_from);
+    for (count_t j = thread; j < scalar_items; j += threads)
+      local.add(static_cast<unsigned char>(in[j < head ? j : tail_from + (j - head)]));
+    // Values to bins, once per block.
+    local.wait_all(block);
+    for (unsigned v = block.thread_rank(); v < 256; v += Threads) {
+      const std::uint32_t total = local.total(v);
+      if (total == 0) continue;
+      const int bin = binner(static_cast<Sample>(v));
+      if (bin >= 0) be::atomic_add(counters + bin, static_cast<Counter>(total));
+    }
+  }
+};
+
 }  // namespace detail
 
 /// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
@@ -213,14 +269,28 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     return launcher.invalid_value;
   if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
   if (n == 0) return launcher.success;
+  const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
+  auto grid_for = [&](detail::count_t per_block, unsigned blocks_per_sm) {
+    const detail::count_t wanted = (n + per_block - 1) / per_block, most = detail::count_t(sms) * blocks_per_sm;
+    return unsigned(wanted < most ? wanted : most);
+  };
+  if constexpr (detail::byte_samples_v<detail::value_of<In>>) {
+    using bytes_t = detail::byte_histogram_kernel<In, Counter, Binner>;
+    if (bytes_t::shared_bytes <= launcher.max_shared_bytes()) {
+      // Each block adds its 256 totals to the global counters, so no more blocks than
+      // fill the GPU once, and fewer for smaller inputs; at most 2^31 samples per
+      // block (its counters are 32-bit).
+      const detail::count_t fewest = (n >> 31) + 1;
+      const unsigned grid = grid_for(detail::count_t(bytes_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
+                                     byte_histogram_tuning::blocks_per_sm);
+      return launcher.run(grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads, bytes_t{in, n, counters, binner},
+                          bytes_t::shared_bytes);
+    }
+  }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
-  const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
-  const detail::count_t per_block = detail::count_t(body_t::Threads) * body_t::K;
-  const detail::count_t wanted = (n + per_block - 1) / per_block;
-  const detail::count_t most = detail::count_t(sms) * histogram_tuning::blocks_per_sm;
-  const unsigned grid = unsigned(wanted < most ? wanted : most);
-  return launcher.run(grid, body_t::Threads, body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
+  return launcher.run(grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm), body_t::Threads,
+                      body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
 }
 
 }  // namespace tilekit

@@ -73,4 +73,24 @@ struct histogram_tuning {
   static constexpr unsigned blocks_per_sm = 4;
 };
 
+/// 1-byte samples (byte_counters: a 1 KB histogram per warp). Each block adds
+/// 256 totals to the global counters at the end, which contend in L2 when many
+/// blocks do: few large blocks, one wave of them (1024 threads per SM, what the
+/// kernel's 56 registers allow), and at least min_vectors 16-byte vectors per thread
+/// (measured: perf/results/2026-12-02-h200-histogram-u8).
+/// -DTILEKIT_BYTE_HISTOGRAM_THREADS / _BLOCKS_PER_SM / _MIN_VECTORS override (for measuring).
+struct byte_histogram_tuning {
+#if defined(TILEKIT_BYTE_HISTOGRAM_THREADS)
+  static constexpr unsigned threads = TILEKIT_BYTE_HISTOGRAM_THREADS, blocks_per_sm = TILEKIT_BYTE_HISTOGRAM_BLOCKS_PER_SM;
+#else
+  static constexpr unsigned threads = 512, blocks_per_sm = 2;
+#endif
+#if defined(TILEKIT_BYTE_HISTOGRAM_MIN_VECTORS)
+  static constexpr unsigned min_vectors = TILEKIT_BYTE_HISTOGRAM_MIN_VECTORS;
+#else
+  static constexpr unsigned min_vectors = 1;
+#endif
+  static constexpr unsigned vectors = 4;  // in flight per thread
+};
+
 }  // namespace tilekit
