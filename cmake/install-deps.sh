@@ -4,7 +4,8 @@
 # that CMake is new enough (3.25). The CUDA toolkit is used where it is installed; without
 # it the simulator side builds.
 #   cmake/install-deps.sh [tests|examples]
-#     tests (default): a C++17 compiler, make, CMake, Boost.Test, Boost.Context, Google Benchmark
+#     tests (default): a C++17 compiler, make, CMake, Boost.Test, Boost.Context, Google Benchmark,
+#                      Doxygen (the API reference check)
 #     examples:        a C++17 compiler, make, CMake, Boost.Context (the simulator)
 set -euo pipefail
 what=${1:-tests}
@@ -17,6 +18,7 @@ command -v cmake >/dev/null || need+=(cmake)
 if [ "$what" = tests ]; then
   [ -f /usr/include/boost/test/unit_test.hpp ] || need+=(libboost-test-dev)
   [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
+  command -v doxygen >/dev/null || need+=(doxygen)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then

@@ -144,6 +144,11 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   BOOST_REQUIRE(tilekit::device_distinct(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data()) == launcher.success);
   dbuf<unsigned char> temp(bytes, 0);
   BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data()) == ::backend::invalid_value);
+  std::size_t query = 12345;  // a size query answers a negative count as the call does, and sets nothing
+  BOOST_TEST(tilekit::device_distinct(launcher, nullptr, query, in.data(), -1, out.data(), num.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_count_if(launcher, nullptr, query, in.data(), -5, num.data(), odd{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_unique_count(launcher, nullptr, query, in.data(), -5, num.data()) == ::backend::invalid_value);
+  BOOST_TEST(query == 12345u);
   BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data()) ==
              ::backend::invalid_value);
   BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr)) ==

@@ -239,6 +239,12 @@ BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
   BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, samples.data(), 10, counts.data(), 8, binner) == launcher.success);
   hbuf<unsigned char> temp(bytes, 0);
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), -1, counts.data(), 8, binner) == ::backend::invalid_value);
+  std::size_t query = 12345;  // a size query answers a negative count as the call does, and sets nothing
+  BOOST_TEST(tilekit::device_histogram(launcher, nullptr, query, samples.data(), -1, counts.data(), 8, binner) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_histogram(launcher, nullptr, query, samples.data(), 10, counts.data(), 0, binner) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_histogram(launcher, nullptr, query, samples.data(), 10, counts.data(), 8,
+                                       tilekit::even_bins<int, int>(9, 8, 8)) == ::backend::invalid_value);
+  BOOST_TEST(query == 12345u);
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 0, binner) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 10, counts.data(), 8,
                                        binner) == ::backend::invalid_value);

@@ -209,6 +209,12 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   rbuf<unsigned char> temp(bytes, 0);
   BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, in.data(), -1, keys.data(), lengths.data(),
                                                       runs.data()) == ::backend::invalid_value);
+  std::size_t query = 12345;  // a size query answers a negative count as the call does, and sets nothing
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, nullptr, query, in.data(), -1, keys.data(), lengths.data(),
+                                                      runs.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_run_length_encode<true>(launcher, nullptr, query, in.data(), -1, keys.data(), lengths.data(),
+                                                     runs.data()) == ::backend::invalid_value);
+  BOOST_TEST(query == 12345u);
   BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, in.data(), 100, keys.data(), lengths.data(),
                                                       static_cast<int*>(nullptr)) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_run_length_encode<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr),

@@ -183,6 +183,11 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   BOOST_REQUIRE(tilekit::device_scan<true>(launcher, nullptr, bytes, in.data(), 100, out.data(), tilekit::plus{}, 0, false) == launcher.success);
   sbuf<unsigned char> temp(bytes, 0);
   BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, in.data(), -1, out.data(), tilekit::plus{}, 0, false) == ::backend::invalid_value);
+  std::size_t query = 12345;  // a size query answers a negative count as the call does, and sets nothing
+  BOOST_TEST(tilekit::device_scan<true>(launcher, nullptr, query, in.data(), -1, out.data(), tilekit::plus{}, 0, false) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_scan<false>(launcher, nullptr, query, in.data(), 100, out.data(), tilekit::plus{}, 0, false) ==
+             ::backend::invalid_value);  // exclusive needs an init
+  BOOST_TEST(query == 12345u);
   BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(),
                                         tilekit::plus{}, 0, false) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr),

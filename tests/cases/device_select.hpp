@@ -247,6 +247,10 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, bytes, in.data(), 100, out.data(), num.data(), keep) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0);
   BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), -1, out.data(), num.data(), keep) == ::backend::invalid_value);
+  std::size_t query = 12345;  // a size query answers a negative count as the call does, and sets nothing
+  BOOST_TEST(tilekit::device_select(launcher, nullptr, query, in.data(), -1, out.data(), num.data(), keep) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select<true>(launcher, nullptr, query, in.data(), -1, out.data(), num.data(), keep) == ::backend::invalid_value);
+  BOOST_TEST(query == 12345u);
   BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data(), keep) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr),
                                     keep) == ::backend::invalid_value);

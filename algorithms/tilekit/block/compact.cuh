@@ -20,6 +20,7 @@ namespace tilekit {
 /// Shared storage of a block compact over Threads threads.
 template <unsigned Threads>
 struct compact_storage {
+  /// Kept items per warp (a partial last warp included), written by each warp's leader.
   unsigned counts[detail::block_shape<Threads>::full_warps + detail::block_shape<Threads>::rest];
 };
 

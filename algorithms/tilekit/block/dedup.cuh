@@ -32,7 +32,7 @@ namespace tilekit {
 /// Shared storage of flag_heads over Threads threads: each thread's last item.
 template <class T, unsigned Threads>
 struct flag_heads_storage {
-  detail::raw_slots<T, Threads> last;
+  detail::raw_slots<T, Threads> last;  ///< each thread's last item, compared with the next thread's first
 };
 
 namespace detail {
@@ -106,13 +106,14 @@ TILEKIT_HD unsigned key_hash(const T& key) {
 /// Shared storage of block dedup of K keys per thread over Threads threads.
 template <class T, unsigned Threads, int K>
 struct distinct_storage {
+  /// Slots of the block's hash set: a power of two of at least twice the block's keys.
   static constexpr unsigned capacity = detail::pow2_at_least(2 * Threads * K);
-  detail::raw_slots<T, capacity> keys;
-  unsigned owner[capacity];  // lowest item index that claimed the slot (~0u: free)
-  unsigned char taken[capacity];
-  unsigned distinct;
-  unsigned pending;          // items still probing (per round)
-  scan_storage<unsigned, Threads> scan;
+  detail::raw_slots<T, capacity> keys;  ///< the key held by each slot
+  unsigned owner[capacity];             ///< lowest item index that claimed the slot (~0u: free)
+  unsigned char taken[capacity];        ///< whether the slot holds a key
+  unsigned distinct;                    ///< distinct keys found in the block
+  unsigned pending;                     ///< items still probing (per round)
+  scan_storage<unsigned, Threads> scan; ///< the block scan that ranks the first copies
 };
 
 namespace detail {

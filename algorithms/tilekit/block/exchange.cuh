@@ -24,7 +24,8 @@ namespace tilekit {
 /// The warp-rows arrangement of a warp's stretch: R rows of 32 lanes x V items.
 template <unsigned R, unsigned V>
 struct warp_rows {
-  static constexpr unsigned row_items = 32 * V, items = R * row_items;
+  static constexpr unsigned row_items = 32 * V;       ///< items in a row: 32 lanes x V
+  static constexpr unsigned items = R * row_items;   ///< items in the stretch: R rows
   /// Bits that hold a count of up to row_items (row_ranks packs one per row).
   static constexpr unsigned field_bits = row_items < 64 ? 6 : row_items < 128 ? 7 : row_items < 256 ? 8 : row_items < 512 ? 9 : 10;
   static_assert(row_items < 1024, "tilekit::warp_rows: at most 31 items per lane in a row");
@@ -96,7 +97,8 @@ struct warp_rows {
 /// directions are free of bank conflicts for 4-byte items.
 template <unsigned K>
 struct warp_transpose {
-  static constexpr unsigned slots = 32 * K + K;
+  static constexpr unsigned slots = 32 * K + K;  ///< shared T's the warp needs (one pad per 32)
+  /// Where item i of the stretch lives in `slots`.
   TILEKIT_HD static constexpr unsigned padded(unsigned i) { return i + i / 32; }
 
   /// Blocked items of the stretch at in[..], read as warp-striped 16-byte vectors of Vec items.
@@ -140,16 +142,17 @@ struct warp_transpose {
 template <unsigned K, unsigned Vec>
 struct warp_vector_transpose {
   static_assert(K % Vec == 0, "warp_vector_transpose: K must be a multiple of the items per 16-byte vector");
-  static constexpr unsigned per_lane = K / Vec;  // granules a lane holds, blocked
-  static constexpr unsigned slots = 32 * K;
+  static constexpr unsigned per_lane = K / Vec;  ///< granules a lane holds, blocked
+  static constexpr unsigned slots = 32 * K;       ///< shared T's the warp needs
   // A quarter warp's 8 lanes are served at once; they are free of conflicts when their
   // granules differ mod 8. Blocked, lane l reads granule l * per_lane + j: with
   // d = gcd(per_lane, 8) those fall on 8 / d residues, d lanes on each. The lanes of one
   // residue lie in different runs of 8 / d lanes (`period` granules); xoring the low
   // bits with the run's index mod d moves them apart. Striped, 8 lanes read 8 aligned
   // consecutive granules: the same xor for all (period is a multiple of 8), no conflict.
-  static constexpr unsigned gcd8 = per_lane % 8 == 0 ? 8 : per_lane % 4 == 0 ? 4 : per_lane % 2 == 0 ? 2 : 1;
-  static constexpr unsigned period = 8 * per_lane / gcd8;
+  static constexpr unsigned gcd8 = per_lane % 8 == 0 ? 8 : per_lane % 4 == 0 ? 4 : per_lane % 2 == 0 ? 2 : 1;  ///< gcd(per_lane, 8)
+  static constexpr unsigned period = 8 * per_lane / gcd8;  ///< granules in a run of 8 / gcd8 lanes
+  /// The granule slot that holds granule g of the stretch.
   TILEKIT_HD static constexpr unsigned swizzled(unsigned g) { return g ^ ((g / period) % gcd8); }
 
   /// Blocked items of the whole, 16-byte aligned stretch at in[..], read as striped vectors.

@@ -36,7 +36,7 @@ namespace tilekit {
 template <class Counter, unsigned Bins>
 struct histogram_storage {
   static_assert(Bins >= 1, "tilekit::histogram_storage: at least one bin");
-  Counter counters[Bins];
+  Counter counters[Bins];  ///< one counter per bin
 };
 
 /// Bytes of shared memory for `bins` counters.

@@ -23,6 +23,7 @@ namespace tilekit {
 /// Shared storage of a block reduce of T over Threads threads.
 template <class T, unsigned Threads>
 struct reduce_storage {
+  /// One partial per warp (a partial last warp included).
   static constexpr unsigned slots = detail::block_shape<Threads>::full_warps + detail::block_shape<Threads>::rest;
   union {
     detail::raw_slots<T, slots> full;

@@ -64,6 +64,7 @@ inline constexpr unsigned scan_slots_v =
 /// Shared storage of a block scan of T over Threads threads with variant A.
 template <class T, unsigned Threads, block_scan_algorithm A = default_block_scan_algorithm>
 struct scan_storage {
+  /// Partials the variant keeps in shared memory (per warp, or the raking grid, plus a callback prefix).
   static constexpr unsigned slots = detail::scan_slots_v<Threads, A>;
   union {
     detail::raw_slots<T, slots> full;

@@ -28,9 +28,19 @@
 
 namespace tilekit::cub {
 
-/// CUB's block histogram variants; tilekit adds one shared-memory atomic per sample for both.
+/// CUB's block histogram variants; tilekit adds one atomic per sample to the counters for both.
 enum BlockHistogramAlgorithm { BLOCK_HISTO_SORT, BLOCK_HISTO_ATOMIC };
 
+/// cub::BlockHistogram: CUB's block histogram (CCCL 3.0 signatures) over tilekit's. The block is
+/// BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z threads ranked row-major (x fastest), as CUB; each holds
+/// ITEMS_PER_THREAD samples, every one a bin index in [0, BINS).
+/// Differences from CUB: ALGORITHM is accepted and ignored: both enumerators add one atomic per
+/// sample to the counters, so Composite works on counters in shared or global memory and leaves
+/// `items` as they were (CUB's BLOCK_HISTO_SORT sorts them); InitHistogram ends with a barrier.
+/// As CUB's BLOCK_HISTO_ATOMIC, Histogram and Composite end without one: __syncthreads() before
+/// reading counters another thread may have added to.
+/// @pre every thread of the block calls; blockDim is (BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+/// every sample < BINS.
 template <class T, int BLOCK_DIM_X, int ITEMS_PER_THREAD, int BINS, BlockHistogramAlgorithm ALGORITHM = BLOCK_HISTO_SORT,
           int BLOCK_DIM_Y = 1, int BLOCK_DIM_Z = 1>
 class BlockHistogram {
@@ -44,7 +54,9 @@ class BlockHistogram {
   /// Nothing: the samples go straight to the counters. Kept so CUB code that declares it compiles.
   struct TempStorage {};
 
+  /// Does nothing: TempStorage is empty.
   __device__ __forceinline__ BlockHistogram() {}
+  /// Does nothing: temp_storage is not used.
   __device__ __forceinline__ BlockHistogram(TempStorage& /*temp_storage*/) {}
 
   /// Zeroes counters[0 .. BINS), then waits for the block (a barrier; CUB has none here).

@@ -36,6 +36,13 @@ template <int X, int Y, int Z>
 inline constexpr bool is_block_dims_v = X >= 1 && Y >= 1 && Z >= 1 && X * Y * Z <= 1024;
 }  // namespace detail
 
+/// cub::BlockReduce: CUB's block-wide reductions (CCCL 3.0 signatures) over tilekit's block reduce.
+/// The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z threads ranked row-major (x fastest), as CUB.
+/// Differences from CUB: every thread gets the aggregate (CUB: thread 0 only); ALGORITHM is accepted
+/// and ignored, every enumerator combining in rank order, so non-commutative operators work with
+/// each; floating-point sums combine in tilekit's order and may round differently.
+/// @pre every thread of the block calls; blockDim is (BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+/// __syncthreads() before the TempStorage is reused (as CUB).
 template <class T, int BLOCK_DIM_X, BlockReduceAlgorithm ALGORITHM = BLOCK_REDUCE_WARP_REDUCTIONS, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
 class BlockReduce {
@@ -45,11 +52,12 @@ class BlockReduce {
   using storage_t = ::tilekit::reduce_storage<T, threads>;
 
  public:
-  /// Shared memory of one call; a union member or __shared__ variable, as CUB's.
+  /// Shared memory of one call; a union member or `__shared__` variable, as CUB's.
   struct TempStorage : storage_t {};
 
-  /// Uses a __shared__ TempStorage private to this specialisation (as CUB).
+  /// Uses a `__shared__` TempStorage private to this specialisation (as CUB).
   __device__ __forceinline__ BlockReduce() : storage_(private_storage()) {}
+  /// Uses temp_storage, the caller's shared memory (a `__shared__` variable or union member).
   __device__ __forceinline__ BlockReduce(TempStorage& temp_storage) : storage_(temp_storage) {}
 
   /// The sum over the block, in every thread.

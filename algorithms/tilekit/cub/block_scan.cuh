@@ -45,6 +45,17 @@ namespace tilekit::cub {
 /// CUB's block scan variants: the raking ones map to tilekit's raking, WARP_SCANS to warp_scans.
 enum BlockScanAlgorithm { BLOCK_SCAN_RAKING, BLOCK_SCAN_RAKING_MEMOIZE, BLOCK_SCAN_WARP_SCANS };
 
+/// cub::BlockScan: CUB's block-wide prefix scans (CCCL 3.0 signatures) over tilekit's block scans,
+/// one item (T) or ITEMS_PER_THREAD items per thread (blocked arrangement: thread r holds items
+/// r*K .. r*K+K-1; input may alias output). The block is BLOCK_DIM_X x BLOCK_DIM_Y x BLOCK_DIM_Z
+/// threads ranked row-major (x fastest), as CUB. block_aggregate never includes initial_value or the
+/// callback's prefix. A BlockPrefixCallbackOp is `T operator()(T block_aggregate)`, called by every
+/// thread of the first warp; what thread 0's call returns seeds the whole block.
+/// Differences from CUB: floating-point sums combine in tilekit's order and may round differently;
+/// where CUB leaves thread 0's first exclusive output undefined, it gets thread 0's first input;
+/// blocks of fewer than 32 threads scan as warp_scans under every ALGORITHM.
+/// @pre every thread of the block calls; blockDim is (BLOCK_DIM_X, BLOCK_DIM_Y, BLOCK_DIM_Z);
+/// __syncthreads() before the TempStorage is reused (as CUB).
 template <class T, int BLOCK_DIM_X, BlockScanAlgorithm ALGORITHM = BLOCK_SCAN_RAKING, int BLOCK_DIM_Y = 1,
           int BLOCK_DIM_Z = 1>
 class BlockScan {
@@ -57,21 +68,26 @@ class BlockScan {
   using storage_t = ::tilekit::scan_storage<T, threads, variant>;
 
  public:
-  /// Shared memory of one call; a union member or __shared__ variable, as CUB's.
+  /// Shared memory of one call; a union member or `__shared__` variable, as CUB's.
   struct TempStorage : storage_t {};
 
-  /// Uses a __shared__ TempStorage private to this specialisation (as CUB).
+  /// Uses a `__shared__` TempStorage private to this specialisation (as CUB).
   __device__ __forceinline__ BlockScan() : storage_(private_storage()) {}
+  /// Uses temp_storage, the caller's shared memory (a `__shared__` variable or union member).
   __device__ __forceinline__ BlockScan(TempStorage& temp_storage) : storage_(temp_storage) {}
 
   // ================================================================ one item per thread
 
   // ---- exclusive sums (thread 0 gets T{}, or the callback's prefix)
 
+  /// Exclusive prefix sum: output = the sum of the inputs of the lower ranks; thread 0 gets T{}.
   __device__ __forceinline__ void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T{}, sum()); }
+  /// As above; block_aggregate = the sum of every input, in every thread.
   __device__ __forceinline__ void ExclusiveSum(T input, T& output, T& block_aggregate) {
     ExclusiveScan(input, output, T{}, sum(), block_aggregate);
   }
+  /// Exclusive prefix sum seeded by the callback: thread r gets the callback's prefix plus the inputs
+  /// of the ranks below r (thread 0: the prefix).
   template <class BlockPrefixCallbackOp>
   __device__ __forceinline__ void ExclusiveSum(T input, T& output, BlockPrefixCallbackOp& block_prefix_callback_op) {
     ExclusiveScan(input, output, sum(), block_prefix_callback_op);
@@ -79,10 +95,13 @@ class BlockScan {
 
   // ---- exclusive scans
 
+  /// output = initial_value op the inputs of the lower ranks, in rank order (thread 0: initial_value);
+  /// scan_op need only be associative.
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& output, T initial_value, ScanOp scan_op) {
     output = ::tilekit::exclusive_scan(block(), input, scan_op, initial_value, storage());
   }
+  /// As above; block_aggregate = scan_op over every input (initial_value not included), in every thread.
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& output, T initial_value, ScanOp scan_op,
                                                 T& block_aggregate) {
@@ -90,6 +109,7 @@ class BlockScan {
     output = s.value;
     block_aggregate = s.aggregate;
   }
+  /// As ExclusiveScan(input, output, initial_value, scan_op), the callback's prefix as initial_value.
   template <class ScanOp, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& output, ScanOp scan_op,
                                                 BlockPrefixCallbackOp& block_prefix_callback_op) {
@@ -97,12 +117,14 @@ class BlockScan {
     ::tilekit::exclusive_scan_prefix(block(), items, items, scan_op, storage(), block_prefix_callback_op);
     output = items[0];
   }
-  /// No initial value: thread 0's output is undefined (here: its input).
+  /// output = scan_op over the inputs of the lower ranks, in rank order. No initial value: thread 0's
+  /// output is undefined (here: its input).
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& output, ScanOp scan_op) {
     output = detail::exclusive_scan_no_init(block(), input, scan_op, storage()).value;
   }
-  /// No initial value: thread 0's output is undefined (here: its input).
+  /// As above; block_aggregate = scan_op over every input, in every thread. No initial value: thread
+  /// 0's output is undefined (here: its input).
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& output, ScanOp scan_op, T& block_aggregate) {
     const ::tilekit::scanned<T> s = detail::exclusive_scan_no_init(block(), input, scan_op, storage());
@@ -112,25 +134,32 @@ class BlockScan {
 
   // ---- inclusive sums and scans
 
+  /// Inclusive prefix sum: output = the sum of the inputs of ranks 0 .. this thread's.
   __device__ __forceinline__ void InclusiveSum(T input, T& output) { InclusiveScan(input, output, sum()); }
+  /// As above; block_aggregate = the sum of every input, in every thread.
   __device__ __forceinline__ void InclusiveSum(T input, T& output, T& block_aggregate) {
     InclusiveScan(input, output, sum(), block_aggregate);
   }
+  /// Inclusive prefix sum seeded by the callback: its prefix plus the inputs of ranks 0 .. this thread's.
   template <class BlockPrefixCallbackOp>
   __device__ __forceinline__ void InclusiveSum(T input, T& output, BlockPrefixCallbackOp& block_prefix_callback_op) {
     InclusiveScan(input, output, sum(), block_prefix_callback_op);
   }
 
+  /// output = scan_op over the inputs of ranks 0 .. this thread's, in rank order; scan_op need only
+  /// be associative.
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& output, ScanOp scan_op) {
     output = ::tilekit::inclusive_scan(block(), input, scan_op, storage());
   }
+  /// As above; block_aggregate = scan_op over every input, in every thread.
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& output, ScanOp scan_op, T& block_aggregate) {
     const ::tilekit::scanned<T> s = ::tilekit::inclusive_scan_aggregate(block(), input, scan_op, storage());
     output = s.value;
     block_aggregate = s.aggregate;
   }
+  /// Inclusive scan seeded by the callback: its prefix op the inputs of ranks 0 .. this thread's.
   template <class ScanOp, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& output, ScanOp scan_op,
                                                 BlockPrefixCallbackOp& block_prefix_callback_op) {
@@ -143,15 +172,20 @@ class BlockScan {
 
   // ---- exclusive sums
 
+  /// Exclusive prefix sum of the block's items: output[k] = the sum of the items before input[k];
+  /// thread 0's first output is T{}.
   template <int ITEMS_PER_THREAD>
   __device__ __forceinline__ void ExclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD]) {
     ExclusiveScan(input, output, T{}, sum());
   }
+  /// As above; block_aggregate = the sum of every item, in every thread.
   template <int ITEMS_PER_THREAD>
   __device__ __forceinline__ void ExclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                T& block_aggregate) {
     ExclusiveScan(input, output, T{}, sum(), block_aggregate);
   }
+  /// As ExclusiveSum(input, output), seeded by the callback: every output starts from its prefix
+  /// (thread 0's first: the prefix).
   template <int ITEMS_PER_THREAD, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void ExclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                BlockPrefixCallbackOp& block_prefix_callback_op) {
@@ -160,28 +194,34 @@ class BlockScan {
 
   // ---- exclusive scans
 
+  /// output[k] = initial_value op the items before input[k], in order (thread 0's first:
+  /// initial_value); scan_op need only be associative.
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 T initial_value, ScanOp scan_op) {
     ::tilekit::exclusive_scan(block(), input, output, scan_op, initial_value, storage());
   }
+  /// As above; block_aggregate = scan_op over every item (initial_value not included), in every thread.
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 T initial_value, ScanOp scan_op, T& block_aggregate) {
     block_aggregate = ::tilekit::exclusive_scan(block(), input, output, scan_op, initial_value, storage());
   }
+  /// As the array ExclusiveScan with initial_value, the callback's prefix as initial_value.
   template <int ITEMS_PER_THREAD, class ScanOp, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op, BlockPrefixCallbackOp& block_prefix_callback_op) {
     ::tilekit::exclusive_scan_prefix(block(), input, output, scan_op, storage(), block_prefix_callback_op);
   }
-  /// No initial value: thread 0's first output is undefined (here: its first input).
+  /// output[k] = scan_op over the items before input[k], in order. No initial value: thread 0's first
+  /// output is undefined (here: its first input).
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op) {
     detail::exclusive_scan_no_init(block(), input, output, scan_op, storage());
   }
-  /// No initial value: thread 0's first output is undefined (here: its first input).
+  /// As above; block_aggregate = scan_op over every item, in every thread. No initial value: thread
+  /// 0's first output is undefined (here: its first input).
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op, T& block_aggregate) {
@@ -190,41 +230,49 @@ class BlockScan {
 
   // ---- inclusive sums and scans
 
+  /// Inclusive prefix sum of the block's items: output[k] = the sum of the items up to input[k].
   template <int ITEMS_PER_THREAD>
   __device__ __forceinline__ void InclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD]) {
     InclusiveScan(input, output, sum());
   }
+  /// As above; block_aggregate = the sum of every item, in every thread.
   template <int ITEMS_PER_THREAD>
   __device__ __forceinline__ void InclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                T& block_aggregate) {
     InclusiveScan(input, output, sum(), block_aggregate);
   }
+  /// Inclusive prefix sum seeded by the callback: its prefix plus the items up to input[k].
   template <int ITEMS_PER_THREAD, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void InclusiveSum(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                BlockPrefixCallbackOp& block_prefix_callback_op) {
     InclusiveScan(input, output, sum(), block_prefix_callback_op);
   }
 
+  /// output[k] = scan_op over the items up to input[k], in order; scan_op need only be associative.
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op) {
     ::tilekit::inclusive_scan(block(), input, output, scan_op, storage());
   }
+  /// As above; block_aggregate = scan_op over every item, in every thread.
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op, T& block_aggregate) {
     block_aggregate = ::tilekit::inclusive_scan(block(), input, output, scan_op, storage());
   }
+  /// output[k] = initial_value op the items up to input[k] (arrays only, as CUB).
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 T initial_value, ScanOp scan_op) {
     detail::inclusive_scan_init(block(), input, output, scan_op, initial_value, storage());
   }
+  /// As above; block_aggregate = scan_op over every item (initial_value not included), in every thread.
   template <int ITEMS_PER_THREAD, class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 T initial_value, ScanOp scan_op, T& block_aggregate) {
     block_aggregate = detail::inclusive_scan_init(block(), input, output, scan_op, initial_value, storage());
   }
+  /// Inclusive scan seeded by the callback: its prefix op the items up to input[k].
   template <int ITEMS_PER_THREAD, class ScanOp, class BlockPrefixCallbackOp>
   __device__ __forceinline__ void InclusiveScan(T (&input)[ITEMS_PER_THREAD], T (&output)[ITEMS_PER_THREAD],
                                                 ScanOp scan_op, BlockPrefixCallbackOp& block_prefix_callback_op) {

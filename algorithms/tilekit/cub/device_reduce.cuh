@@ -38,7 +38,17 @@ struct transformed {
 };
 }  // namespace detail
 
+/// cub::DeviceReduce: device-wide reductions with CUB's signatures (CCCL 3.0).
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes;
+/// the second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in pointer
+/// with num_items > 0, a null output pointer, or a too small temp_storage_bytes; else the launch's.
+/// Differences from CUB: one kernel launch (plus a 4-byte memset when more than one block runs;
+/// CUB takes two); num_items of any integer type up to 2^63 - 1; a negative one is an error.
 struct DeviceReduce {
+  /// *d_out = init op d_in[0] op ... op d_in[num_items - 1]. reduction_op must be associative and
+  /// commutative (items meet in an order set by the grid, fixed for a given num_items and device, so
+  /// results are bitwise repeatable). d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class T, class NumItemsT>
   static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, NumItemsT num_items, ReductionOpT reduction_op, T init,
@@ -47,6 +57,8 @@ struct DeviceReduce {
                                    reduction_op, init, stream);
   }
 
+  /// *d_out = the sum of the items, from T{} (T: d_out's value type, or d_in's where that is void).
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
   static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                          OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
@@ -54,6 +66,8 @@ struct DeviceReduce {
     return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_items, ::cuda::std::plus<>{}, T{}, stream);
   }
 
+  /// *d_out = the smallest item (cuda::minimum); an empty input gives the numeric_limits max of d_in's
+  /// value type, as CUB. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
   static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                          OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
@@ -62,6 +76,8 @@ struct DeviceReduce {
                   ::cuda::std::numeric_limits<T>::max(), stream);
   }
 
+  /// *d_out = the largest item (cuda::maximum); an empty input gives the numeric_limits lowest of d_in's
+  /// value type, as CUB. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
   static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                          OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
@@ -70,6 +86,9 @@ struct DeviceReduce {
                   ::cuda::std::numeric_limits<T>::lowest(), stream);
   }
 
+  /// *d_min_out = the first smallest item by `<`, *d_index_out its index; an empty input gives the value
+  /// type's max and index 1, as CUB. CUB's current interface (separate value and int64 index outputs), not
+  /// the deprecated KeyValuePair one. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class ExtremumOutIteratorT, class IndexOutIteratorT>
   static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             ExtremumOutIteratorT d_min_out, IndexOutIteratorT d_index_out, std::int64_t num_items,
@@ -77,6 +96,7 @@ struct DeviceReduce {
     return tilekit::device::arg_min(d_temp_storage, temp_storage_bytes, d_in, num_items, d_min_out, d_index_out, stream);
   }
 
+  /// As ArgMin, for the first largest item; an empty input gives the value type's lowest and index 1.
   template <class InputIteratorT, class ExtremumOutIteratorT, class IndexOutIteratorT>
   static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             ExtremumOutIteratorT d_max_out, IndexOutIteratorT d_index_out, std::int64_t num_items,
@@ -84,6 +104,9 @@ struct DeviceReduce {
     return tilekit::device::arg_max(d_temp_storage, temp_storage_bytes, d_in, num_items, d_max_out, d_index_out, stream);
   }
 
+  /// *d_out = init op transform_op(d_in[0]) op ... op transform_op(d_in[num_items - 1]), as Reduce (its
+  /// errors, except that a null d_in is not detected).
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class TransformOpT, class T,
             class NumItemsT>
   static cudaError_t TransformReduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,

@@ -10,7 +10,16 @@
 
 namespace tilekit::cub {
 
+/// cub::DeviceRunLengthEncode: runs of equal adjacent items (found with ==) with CUB's signatures
+/// (CCCL 3.0), in one pass; *d_num_runs_out gets the number of runs written.
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
+/// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_num_runs_out,
+/// other null output or input pointers with num_items > 0, or a too small temp_storage_bytes; else the
+/// launch's.
 struct DeviceRunLengthEncode {
+  /// For run r: d_unique_out[r] = its item, d_counts_out[r] = its length.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class UniqueOutputIteratorT, class LengthsOutputIteratorT, class NumRunsOutputIteratorT>
   static cudaError_t Encode(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             UniqueOutputIteratorT d_unique_out, LengthsOutputIteratorT d_counts_out,
@@ -19,6 +28,8 @@ struct DeviceRunLengthEncode {
                                               d_counts_out, d_num_runs_out, stream);
   }
 
+  /// For the r-th run longer than one item: d_offsets_out[r] = its offset, d_lengths_out[r] = its
+  /// length. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OffsetsOutputIteratorT, class LengthsOutputIteratorT, class NumRunsOutputIteratorT>
   static cudaError_t NonTrivialRuns(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                     OffsetsOutputIteratorT d_offsets_out, LengthsOutputIteratorT d_lengths_out,

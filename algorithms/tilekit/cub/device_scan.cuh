@@ -15,13 +15,24 @@
 
 namespace tilekit::cub {
 
+/// cub::DeviceScan: device-wide prefix scans with CUB's signatures (CCCL 3.0), in one pass
+/// (decoupled look-back); d_in == d_out is allowed.
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
+/// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in or d_out
+/// pointer with num_items > 0, a too small temp_storage_bytes, or more than 2^31 - 1 chunks (one
+/// block each); else the launch's. Differences from CUB: the tile states are zeroed by a memset, not
+/// an init kernel; num_items up to 2^63 - 1; a negative one is an error.
 struct DeviceScan {
+  /// d_out[i] = d_in[0] + ... + d_in[i]. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
   static cudaError_t InclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                   OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
     return InclusiveScan(d_temp_storage, temp_storage_bytes, d_in, d_out, ::cuda::std::plus<>{}, num_items, stream);
   }
 
+  /// d_out[i] = d_in[0] + ... + d_in[i - 1]; d_out[0] = T{} (T: d_in's value type).
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
   static cudaError_t ExclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                   OutputIteratorT d_out, NumItemsT num_items, cudaStream_t stream = 0) {
@@ -29,6 +40,8 @@ struct DeviceScan {
     return ExclusiveScan(d_temp_storage, temp_storage_bytes, d_in, d_out, ::cuda::std::plus<>{}, T{}, num_items, stream);
   }
 
+  /// d_out[i] = d_in[0] op ... op d_in[i]; scan_op need only be associative.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class NumItemsT>
   static cudaError_t InclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                    OutputIteratorT d_out, ScanOpT scan_op, NumItemsT num_items, cudaStream_t stream = 0) {
@@ -36,6 +49,8 @@ struct DeviceScan {
                                            d_out, scan_op, stream);
   }
 
+  /// d_out[i] = init_value op d_in[0] op ... op d_in[i - 1] (d_out[0] = init_value); scan_op need only
+  /// be associative. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class InitValueT, class NumItemsT>
   static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                    OutputIteratorT d_out, ScanOpT scan_op, InitValueT init_value, NumItemsT num_items,
@@ -44,6 +59,8 @@ struct DeviceScan {
                                            d_out, scan_op, init_value, stream);
   }
 
+  /// d_out[i] = init_value op d_in[0] op ... op d_in[i]; scan_op need only be associative.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class InitValueT, class NumItemsT>
   static cudaError_t InclusiveScanInit(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                        OutputIteratorT d_out, ScanOpT scan_op, InitValueT init_value, NumItemsT num_items,

@@ -13,7 +13,17 @@
 
 namespace tilekit::cub {
 
+/// cub::DeviceSelect: device-wide stream compaction with CUB's signatures (CCCL 3.0), in one pass.
+/// The kept items go to d_out in input order and the number kept to *d_num_selected_out;
+/// d_out must not overlap d_in.
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
+/// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null
+/// d_num_selected_out, a null d_in or d_out pointer with num_items > 0, a too small
+/// temp_storage_bytes, or more than 2^31 - 1 chunks (one block each); else the launch's.
+/// Differences from CUB: num_items up to 2^63 - 1; a negative one is an error.
 struct DeviceSelect {
+  /// Keeps the items x with select_op(x) true. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp, class NumItemsT>
   static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
                         NumSelectedIteratorT d_num_selected_out, NumItemsT num_items, SelectOp select_op,
@@ -22,6 +32,8 @@ struct DeviceSelect {
                                       d_num_selected_out, select_op, stream);
   }
 
+  /// Keeps item i where d_flags[i] (as bool) is true.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class FlagIterator, class OutputIteratorT, class NumSelectedIteratorT, class NumItemsT>
   static cudaError_t Flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                              FlagIterator d_flags, OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out,
@@ -30,6 +42,8 @@ struct DeviceSelect {
                                            static_cast<std::int64_t>(num_items), d_out, d_num_selected_out, stream);
   }
 
+  /// Keeps the first item of every run of equal (==) adjacent items.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class NumItemsT>
   static cudaError_t Unique(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
@@ -39,7 +53,12 @@ struct DeviceSelect {
   }
 };
 
+/// cub::DevicePartition (the two-way If only): as DeviceSelect::If, its protocol and errors, but the
+/// rejected items follow the selected ones in d_out, in reverse order (as CUB).
 struct DevicePartition {
+  /// d_out[0 .. count) = the items x with select_op(x) true, in order; d_out[count .. num_items) = the
+  /// others, in reverse order; *d_num_selected_out = count.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp, class NumItemsT>
   static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
                         NumSelectedIteratorT d_num_selected_out, NumItemsT num_items, SelectOp select_op,

@@ -46,6 +46,13 @@ __device__ __forceinline__ ::tilekit::tile<unsigned(N)> logical_warp() {
 
 }  // namespace detail
 
+/// cub::WarpReduce: CUB's warp reductions (CCCL 3.0 signatures) over tilekit's tile reduce and scan.
+/// Logical warp i of a block is the tile<LOGICAL_WARP_THREADS> of thread ranks [i * N, (i + 1) * N),
+/// as in CUB. Differences from CUB: every lane gets the result (CUB: lane 0; the segmented forms: each
+/// segment's first lane); LOGICAL_WARP_THREADS must be a power of two, 1..32 (a static_assert says so);
+/// TempStorage is empty; floating-point sums combine as a balanced tree over the lanes and may round
+/// differently from CUB's.
+/// @pre every lane of the logical warp calls, with the same valid_items (1 <= valid_items) where given.
 template <class T, int LOGICAL_WARP_THREADS = 32>
 class WarpReduce {
   static_assert(detail::is_tile_size_v<LOGICAL_WARP_THREADS>,
@@ -56,6 +63,7 @@ class WarpReduce {
   /// Nothing: the tile algorithms work in registers. Kept so CUB code that declares it compiles.
   struct TempStorage {};
 
+  /// Does nothing: temp_storage is not used (the tile algorithms work in registers).
   __device__ __forceinline__ WarpReduce(TempStorage& /*temp_storage*/) {}
 
   /// The sum over the logical warp, in every lane.
@@ -91,12 +99,16 @@ class WarpReduce {
     return TailSegmentedReduce(input, tail_flag, ::tilekit::plus{});
   }
 
+  /// reduction_op over each segment that head_flag starts (lane 0 always starts one); every lane gets
+  /// its segment's result (CUB: the segment's first lane). reduction_op need only be associative.
   template <class ReductionOp, class FlagT>
   __device__ __forceinline__ T HeadSegmentedReduce(T input, FlagT head_flag, ReductionOp reduction_op) {
     return detail::head_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(head_flag),
                                          reduction_op);
   }
 
+  /// reduction_op over each segment that tail_flag ends (the lane after a tail starts the next); every
+  /// lane gets its segment's result (CUB: the segment's first lane). reduction_op need only be associative.
   template <class ReductionOp, class FlagT>
   __device__ __forceinline__ T TailSegmentedReduce(T input, FlagT tail_flag, ReductionOp reduction_op) {
     return detail::tail_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(tail_flag),

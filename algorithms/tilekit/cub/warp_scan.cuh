@@ -29,6 +29,13 @@
 
 namespace tilekit::cub {
 
+/// cub::WarpScan: CUB's warp scans (CCCL 3.0 signatures) over tilekit's tile scans. Logical warp i of
+/// a block is the tile<LOGICAL_WARP_THREADS> of thread ranks [i * N, (i + 1) * N), as in CUB.
+/// warp_aggregate never includes initial_value (as CUB) and reaches every lane. Differences from CUB:
+/// LOGICAL_WARP_THREADS must be a power of two, 1..32 (a static_assert says so); TempStorage is empty;
+/// floating-point sums combine in Kogge-Stone order and may round differently; where CUB leaves lane
+/// 0's exclusive output undefined (no initial value), it gets lane 0's input.
+/// @pre every lane of the logical warp calls.
 template <class T, int LOGICAL_WARP_THREADS = 32>
 class WarpScan {
   static_assert(detail::is_tile_size_v<LOGICAL_WARP_THREADS>,
@@ -40,39 +47,49 @@ class WarpScan {
   /// Nothing: the tile scans work in registers. Kept so CUB code that declares it compiles.
   struct TempStorage {};
 
+  /// Does nothing: temp_storage is not used (the tile scans work in registers).
   __device__ __forceinline__ WarpScan(TempStorage& /*temp_storage*/) {}
 
   // ---- sums
 
+  /// inclusive_output = the sum of the inputs of lanes 0 .. this lane.
   __device__ __forceinline__ void InclusiveSum(T input, T& inclusive_output) {
     InclusiveScan(input, inclusive_output, ::tilekit::plus{});
   }
+  /// As above; warp_aggregate = the sum over the logical warp.
   __device__ __forceinline__ void InclusiveSum(T input, T& inclusive_output, T& warp_aggregate) {
     InclusiveScan(input, inclusive_output, ::tilekit::plus{}, warp_aggregate);
   }
+  /// exclusive_output = the sum of the inputs of the lanes below this one; lane 0 gets T{}.
   __device__ __forceinline__ void ExclusiveSum(T input, T& exclusive_output) {
     ExclusiveScan(input, exclusive_output, T{}, ::tilekit::plus{});
   }
+  /// As above; warp_aggregate = the sum over the logical warp.
   __device__ __forceinline__ void ExclusiveSum(T input, T& exclusive_output, T& warp_aggregate) {
     ExclusiveScan(input, exclusive_output, T{}, ::tilekit::plus{}, warp_aggregate);
   }
 
   // ---- inclusive scans
 
+  /// inclusive_output = scan_op over the inputs of lanes 0 .. this lane, in lane order; scan_op need
+  /// only be associative.
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, ScanOp scan_op) {
     inclusive_output = ::tilekit::inclusive_scan(tile(), input, scan_op);
   }
+  /// As above, seeded: inclusive_output = initial_value op (scan_op over lanes 0 .. this lane).
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, T initial_value, ScanOp scan_op) {
     inclusive_output = T(scan_op(initial_value, ::tilekit::inclusive_scan(tile(), input, scan_op)));
   }
+  /// As InclusiveScan(input, inclusive_output, scan_op); warp_aggregate = scan_op over the logical warp.
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, ScanOp scan_op, T& warp_aggregate) {
     const ::tilekit::scanned<T> s = ::tilekit::inclusive_scan_aggregate(tile(), input, scan_op);
     inclusive_output = s.value;
     warp_aggregate = s.aggregate;
   }
+  /// As the seeded InclusiveScan; warp_aggregate = scan_op over the logical warp (without initial_value).
   template <class ScanOp>
   __device__ __forceinline__ void InclusiveScan(T input, T& inclusive_output, T initial_value, ScanOp scan_op,
                                                 T& warp_aggregate) {
@@ -83,17 +100,21 @@ class WarpScan {
 
   // ---- exclusive scans
 
-  /// Without an initial value: lane 0's output is undefined (here: its input).
+  /// exclusive_output = scan_op over the inputs of the lanes below this one, in lane order. Without an
+  /// initial value: lane 0's output is undefined (here: its input).
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, ScanOp scan_op) {
     const auto t = tile();
     exclusive_output = t.shfl_up(::tilekit::inclusive_scan(t, input, scan_op), 1);
   }
+  /// exclusive_output = initial_value op the inputs of the lanes below this one, in lane order (lane 0:
+  /// initial_value); scan_op need only be associative.
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, T initial_value, ScanOp scan_op) {
     exclusive_output = ::tilekit::exclusive_scan(tile(), input, scan_op, initial_value);
   }
-  /// Without an initial value: lane 0's output is undefined (here: its input).
+  /// As ExclusiveScan(input, exclusive_output, scan_op); warp_aggregate = scan_op over the logical
+  /// warp. Without an initial value: lane 0's output is undefined (here: its input).
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, ScanOp scan_op, T& warp_aggregate) {
     const auto t = tile();
@@ -101,6 +122,8 @@ class WarpScan {
     exclusive_output = t.shfl_up(s.value, 1);
     warp_aggregate = s.aggregate;
   }
+  /// As ExclusiveScan(input, exclusive_output, initial_value, scan_op); warp_aggregate = scan_op over
+  /// the logical warp (without initial_value).
   template <class ScanOp>
   __device__ __forceinline__ void ExclusiveScan(T input, T& exclusive_output, T initial_value, ScanOp scan_op,
                                                 T& warp_aggregate) {
@@ -111,7 +134,8 @@ class WarpScan {
 
   // ---- both at once
 
-  /// Lane 0's exclusive output is undefined (here: its input).
+  /// Both scans at once, as InclusiveScan and ExclusiveScan without an initial value: lane 0's
+  /// exclusive_output is undefined (here: its input).
   template <class ScanOp>
   __device__ __forceinline__ void Scan(T input, T& inclusive_output, T& exclusive_output, ScanOp scan_op) {
     const auto t = tile();
@@ -119,6 +143,8 @@ class WarpScan {
     exclusive_output = t.shfl_up(inclusive, 1);
     inclusive_output = inclusive;
   }
+  /// Both seeded scans at once: inclusive_output and exclusive_output as InclusiveScan and
+  /// ExclusiveScan with initial_value (lane 0's exclusive_output: initial_value).
   template <class ScanOp>
   __device__ __forceinline__ void Scan(T input, T& inclusive_output, T& exclusive_output, T initial_value,
                                        ScanOp scan_op) {

@@ -170,11 +170,12 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const keep_first_occurrence<T, Packed> keep{{slots, capacity - 1}};
   device_select(launcher, nullptr, select_bytes, in, items, out, num_out, keep);
   void* select_temp = carve.take<unsigned char>(select_bytes);
+  if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
+  if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(out)))) return launcher.invalid_value;
   if (n > 0) {
     if (auto e = launcher.zero(temp, set_bytes); e != launcher.success) return e;  // the set comes first
@@ -189,8 +190,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
 }  // namespace detail
 
 /// The device-wide distinct's dispatch, for any launcher. With temp == nullptr it
-/// only sets temp_bytes (for this n). Returns launcher.invalid_value, writing
-/// nothing, for n < 0, null pointers (num_out always, in and out with n > 0), or a
+/// only sets temp_bytes (for this n), or answers invalid_value for n < 0 as the call
+/// does. Returns launcher.invalid_value, writing nothing, for n < 0, null pointers (num_out always, in and out with n > 0), or a
 /// too small temp_bytes.
 template <class Launcher, class In, class Out, class NumOut>
 typename Launcher::error_type device_distinct(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,

@@ -39,21 +39,24 @@ namespace tilekit {
 /// CUB's HistogramEven binning: bins of equal width over [lower, upper).
 template <class Sample, class Level>
 struct even_bins {
+  /// The type samples and levels are compared and scaled in (CUB's CommonT).
   using common = detail::stdx::common_type_t<Level, Sample>;
-  // 32-bit arithmetic when sample and common type together fit, 64-bit otherwise (CUB's choice)
+  /// Integer arithmetic of the bin: 32-bit when sample and common type together fit, 64-bit otherwise (CUB's choice).
   using wide = detail::stdx::conditional_t<sizeof(Sample) + sizeof(common) <= 4, std::uint32_t, std::uint64_t>;
-  common lower, upper;
-  int bins;
-  common scale;                    // floating point: bins / (upper - lower)
-  // Integers whose products (sample - lower) * bins stay below 2^32 (8- and 16-bit
-  // samples, most levels): the division by upper - lower as a multiply-high by its
-  // reciprocal (detail::divide), which gives the same bins as the division.
+  common lower;  ///< the lowest level: the bins cover [lower, upper)
+  common upper;  ///< the highest level, outside the last bin
+  int bins;             ///< num_levels - 1
+  common scale;         ///< floating point: bins / (upper - lower)
+  /// Integers whose products (sample - lower) * bins stay below 2^32 (8- and 16-bit
+  /// samples, most levels): the division by upper - lower as a multiply-high by its
+  /// reciprocal (detail::divide), which gives the same bins as the division.
   bool narrow;
-  unsigned long long reciprocal;
+  unsigned long long reciprocal;  ///< the multiply-high factor where narrow
 
-  // a - b for integers a >= b, computed in wide (the difference of two ints can overflow int)
+  /// a - b for integers a >= b, computed in wide (the difference of two ints can overflow int).
   TILEKIT_HD static wide span(common a, common b) { return static_cast<wide>(static_cast<wide>(a) - static_cast<wide>(b)); }
 
+  /// num_levels - 1 bins over [lower_level, upper_level); check valid() before use.
   TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
       : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
         reciprocal(0) {
@@ -74,6 +77,7 @@ struct even_bins {
     else
       return true;
   }
+  /// The bin of `sample`, or -1 where it lies outside [lower, upper).
   TILEKIT_HD int operator()(const Sample& sample) const {
     const common s = common(sample);
     if (!(s >= lower && s < upper)) return -1;
@@ -88,9 +92,11 @@ struct even_bins {
 /// CUB's HistogramRange binning: bin i is [levels[i], levels[i+1]); levels ascending.
 template <class Sample, class Level>
 struct range_bins {
-  const Level* levels;  // num_levels of them, readable where the kernel runs
-  int num_levels;
+  const Level* levels;  ///< num_levels of them, readable where the kernel runs
+  int num_levels;       ///< bins + 1
+  /// Levels given and at least one bin; CUB answers cudaErrorInvalidValue otherwise.
   TILEKIT_HD bool valid() const { return levels != nullptr && num_levels >= 2; }
+  /// The bin of `sample` (the i with levels[i] <= sample < levels[i + 1], by bisection), or -1.
   TILEKIT_HD int operator()(const Sample& sample) const {
     int lo = 0, hi = num_levels;  // the first level greater than sample, by bisection
     while (lo < hi) {
@@ -251,8 +257,9 @@ struct byte_histogram_kernel {
 
 /// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
 /// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
-/// protocol expects a size). Returns launcher.invalid_value, writing nothing, for
-/// n < 0, bins < 1, a null counters pointer, a null sample pointer with n > 0, or a
+/// protocol expects a size), or answers invalid_value for n < 0, bins < 1 or a binner
+/// that is not valid() as the call does. Returns launcher.invalid_value, writing
+/// nothing, for n < 0, bins < 1, a null counters pointer, a null sample pointer with n > 0, or a
 /// binner that is not valid() (even bins with lower >= upper or overflowing arithmetic;
 /// range bins without levels).
 template <class Launcher, class In, class Counter, class Binner>
@@ -261,12 +268,12 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   if constexpr (detail::wraps_pointer_v<In>)  // thrust::device_ptr: read it as its pointer
     return device_histogram(launcher, temp, temp_bytes, detail::unwrap(in), n, counters, bins, binner);
   using body_t = detail::histogram_kernel<In, Counter, Binner>;
+  if (n < 0 || bins < 1 || !binner.valid()) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = 1;
     return launcher.success;
   }
-  if (n < 0 || bins < 1 || counters == nullptr || (n > 0 && detail::is_null(in)) || !binner.valid())
-    return launcher.invalid_value;
+  if (counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
   if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
   if (n == 0) return launcher.success;
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;

@@ -41,9 +41,9 @@ namespace tilekit {
 /// An item with its index; `valid` false: no item (the identity of the arg ops).
 template <class T>
 struct arg_item {
-  std::int64_t index;
-  T value;
-  bool valid;
+  std::int64_t index;  ///< the item's position in the input
+  T value;             ///< the item
+  bool valid;          ///< false: no item (then index and value mean nothing)
 };
 
 namespace detail {
@@ -219,7 +219,8 @@ struct arg_output {
 }  // namespace detail
 
 /// The device-wide reduce's dispatch, for any launcher (tilekit::gpu_launcher,
-/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes, or answers
+/// invalid_value for n < 0 as the call does. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input with n > 0, a
 /// null output pointer, or temp_bytes too small.
 template <class Launcher, class In, class Out, class T, class Op>
@@ -235,11 +236,12 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   detail::temp_carver carve(temp);
   T* partials = carve.take<T>(max_blocks);
   unsigned* ticket = carve.take<unsigned>(1);
+  if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < carve.bytes()) return launcher.invalid_value;
+  if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
   const detail::count_t whole_chunks = (n - head) / shape::chunk;

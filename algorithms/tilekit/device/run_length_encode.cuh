@@ -252,11 +252,12 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
   using body_t = rle_kernel<NonTrivial, In, KeysOut, LengthsOut, NumOut, States>;
   const count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
   const auto storage = carve_chunk_states<run_mark, States>(temp, chunks);
+  if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(keys_out) || is_null(lengths_out))))
     return launcher.invalid_value;
   if (chunks > 0)
@@ -269,7 +270,8 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
 }  // namespace detail
 
 /// The device-wide run-length encode's dispatch, for any launcher. With temp ==
-/// nullptr it only sets temp_bytes (for this n). Returns launcher.invalid_value,
+/// nullptr it only sets temp_bytes (for this n), or answers invalid_value for n < 0
+/// as the call does. Returns launcher.invalid_value,
 /// writing nothing, for n < 0, null pointers (num_runs_out always, the others with
 /// n > 0), temp_bytes too small, or more than 2^31 - 1 chunks.
 template <bool NonTrivial, class Launcher, class In, class KeysOut, class LengthsOut, class NumOut>

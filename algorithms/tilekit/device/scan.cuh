@@ -126,7 +126,8 @@ struct scan_kernel {
 }  // namespace detail
 
 /// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
-/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes. Returns
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes, or answers
+/// invalid_value for n < 0 or an exclusive scan without init as the call does. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input or output
 /// with n > 0, an exclusive scan without init, temp_bytes too small, or more
 /// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items).
@@ -140,11 +141,12 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   using shape = typename body_t::shape;
   const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
   const auto storage = detail::carve_chunk_states<T>(temp, chunks);
+  if (n < 0 || (!Inclusive && !has_init)) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < storage.bytes || (!Inclusive && !has_init)) return launcher.invalid_value;
+  if (temp_bytes < storage.bytes) return launcher.invalid_value;
   if (n == 0) return launcher.success;
   if (detail::is_null(in) || detail::is_null(out)) return launcher.invalid_value;
   if (chunks > 0x7fffffff) return launcher.invalid_value;  // one chunk per block: gridDim.x's limit

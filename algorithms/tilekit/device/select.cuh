@@ -43,24 +43,29 @@ namespace tilekit {
 /// of every run of items equal under eq.
 template <class Pred>
 struct keep_if {
-  static constexpr bool wants_previous = false;
-  Pred pred;
+  static constexpr bool wants_previous = false;  ///< the item before is not needed
+  Pred pred;                                     ///< called on each item; true keeps it
+  /// Whether to keep `item`: pred(item).
   template <class T>
   TILEKIT_HD bool operator()(detail::count_t, const T& item, const T&) const { return bool(pred(item)); }
 };
 
+/// Keeps item i where flags[i] (converted to bool) is true.
 template <class Flags>
 struct keep_flagged {
-  static constexpr bool wants_previous = false;
-  Flags flags;
+  static constexpr bool wants_previous = false;  ///< the item before is not needed
+  Flags flags;                                   ///< one flag per input item, read as flags[i]
+  /// Whether to keep item i: flags[i].
   template <class T>
   TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(flags[i]); }
 };
 
+/// Keeps the first item of every run of items equal under eq (CUB's Unique).
 template <class Eq>
 struct keep_unique {
-  static constexpr bool wants_previous = true;
-  Eq eq;
+  static constexpr bool wants_previous = true;  ///< compares each item with the one before
+  Eq eq;                                        ///< the equality of two items
+  /// Whether to keep item i: it is the first item, or differs from `previous` (item i - 1).
   template <class T>
   TILEKIT_HD bool operator()(detail::count_t i, const T& item, const T& previous) const {
     return i == 0 || !eq(previous, item);
@@ -200,7 +205,8 @@ struct select_kernel {
 }  // namespace detail
 
 /// The device-wide select / partition's dispatch, for any launcher. With temp ==
-/// nullptr it only sets temp_bytes. Returns launcher.invalid_value, writing
+/// nullptr it only sets temp_bytes, or answers invalid_value for n < 0 as the call
+/// does. Returns launcher.invalid_value, writing
 /// nothing, for n < 0, null pointers with n > 0 (in, out, num_out, always), temp_bytes
 /// too small, or more than 2^31 - 1 chunks.
 template <bool Partition = false, class Launcher, class In, class Out, class NumOut, class Keep>
@@ -212,11 +218,12 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   using body_t = detail::select_kernel<Partition, In, Out, NumOut, Keep>;
   const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
   const auto storage = detail::carve_chunk_states<detail::count_t, detail::count_states>(temp, chunks);
+  if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (n < 0 || temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
   if (chunks > 0)
     if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;

@@ -39,14 +39,15 @@ namespace tilekit::multi {
 
 /// This rank's communicator and the stream its work goes to.
 struct rank {
-  ncclComm_t comm;
-  cudaStream_t stream = 0;
+  ncclComm_t comm;          ///< this rank's NCCL communicator (one per GPU)
+  cudaStream_t stream = 0;  ///< where this rank's kernels and collectives are queued
 };
 
 /// The first failure of a multi-GPU call: a CUDA error or an NCCL one.
 struct status {
-  cudaError_t cuda = cudaSuccess;
-  ncclResult_t nccl = ncclSuccess;
+  cudaError_t cuda = cudaSuccess;   ///< the CUDA error, cudaSuccess if none
+  ncclResult_t nccl = ncclSuccess;  ///< the NCCL error, ncclSuccess if none
+  /// Neither failed.
   bool ok() const { return cuda == cudaSuccess && nccl == ncclSuccess; }
 };
 

@@ -17,6 +17,7 @@
 
 namespace tilekit {
 
+/// What dedup returns to each lane of the tile.
 struct dedup_result {
   bool first;      ///< this lane holds the first copy of its key
   unsigned rank;   ///< first-lanes below this lane; the output slot when first

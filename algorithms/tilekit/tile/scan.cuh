@@ -24,8 +24,8 @@ namespace tilekit {
 /// A scanned value and the aggregate of the whole group.
 template <class T>
 struct scanned {
-  T value;
-  T aggregate;
+  T value;      ///< this lane's scan result
+  T aggregate;  ///< the combination of every lane's input, the same on every lane
 };
 
 // Scalar forms: also require op(T, T), so an array argument never selects them.

@@ -32,8 +32,10 @@ namespace tilekit {
 /// The rung of the ladder a group stands on.
 enum class group_level { tile, block, grid };
 
+/// True when G, ignoring cv and reference, is a tile: its `level` is group_level::tile.
 template <class G>
 inline constexpr bool is_tile_v = detail::remove_cvref_t<G>::level == group_level::tile;
+/// True when G, ignoring cv and reference, is a block: its `level` is group_level::block.
 template <class G>
 inline constexpr bool is_block_v = detail::remove_cvref_t<G>::level == group_level::block;
 
@@ -84,9 +86,16 @@ struct backend_contract {
                 "syncwarp and has_redux");
   static_assert(detail::has_memory_ops<Backend>::value,
                 "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause and is_shared");
+  /// Always true: naming it instantiates the checks above, so a Backend that lacks an
+  /// operation fails to compile with a message naming the operations required.
   static constexpr bool value = true;
 };
 
+/// N consecutive lanes of one warp (N = 1, 2, 4, 8, 16 or 32), aligned to a multiple of N,
+/// over Backend: tilekit::tile<N> on the GPU, tilekit::sim::tile<N> in the simulator.
+/// @pre all N lanes of the tile exist and call each collective member (sync, the
+/// shuffles, ballot / any / all, match_any / match_all, hardware_reduce) together;
+/// the simulator reports a violation as tilekit::sim::error.
 template <unsigned N, class Backend>
 class basic_tile {
   static_assert(N == 1 || N == 2 || N == 4 || N == 8 || N == 16 || N == 32,
@@ -94,26 +103,33 @@ class basic_tile {
   static_assert(backend_contract<Backend>::value, "");
 
  public:
+  /// The backend whose intrinsics the members call.
   using backend = Backend;
+  /// group_level::tile: how algorithms tell a tile from a block or grid (is_tile_v).
   static constexpr group_level level = group_level::tile;
 
+  /// N, the number of threads in the tile, as a constant expression.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD static constexpr unsigned size() { return N; }
+  /// N, as size(); every group (tile, block, grid) has num_threads().
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD static constexpr unsigned num_threads() { return N; }
   // From the block's linear rank, as cooperative_groups does: nvcc optimises loops
   // around it better than around %laneid (a dependent chain of tile<8> scans runs faster).
+  /// This thread's rank in the tile, 0 to N-1: its rank in the block modulo N.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned thread_rank() const { return Backend::block_thread_rank() & (N - 1); }
-  /// Index of this tile among the tiles of its block, and their number.
+  /// Index of this tile among the tiles of its block: the block rank divided by N.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned meta_group_rank() const { return Backend::block_thread_rank() / N; }
+  /// Number of tiles in the block, a last partial one included: block threads / N rounded up.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned meta_group_size() const { return (Backend::block_threads() + N - 1) / N; }
   /// The lanes of the warp that belong to this tile.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned lane_mask() const { return N == 32 ? ~0u : detail::low_bits(N) << first_lane(); }
 
+  /// Barrier for the lanes of the tile (`__syncwarp` on lane_mask()); orders their memory accesses too.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD void sync() const { Backend::syncwarp(lane_mask()); }
 
@@ -134,10 +150,13 @@ class basic_tile {
   template <class T>
   TILEKIT_HD T shfl_xor(const T& v, unsigned mask) const { return shuffle<shfl_kind::bfly>(v, mask); }
 
+  /// The lanes of the tile whose p is true: bit i is lane i of the tile.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned ballot(bool p) const { return Backend::ballot(lane_mask(), p) >> first_lane(); }
+  /// Whether p is true on at least one lane of the tile.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD bool any(bool p) const { return Backend::any(lane_mask(), p); }
+  /// Whether p is true on every lane of the tile.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD bool all(bool p) const { return Backend::all(lane_mask(), p); }
 
@@ -156,6 +175,9 @@ class basic_tile {
 
   /// The hardware reduction (redux.sync) over the tile, 32-bit integers.
   static constexpr bool has_hardware_reduce = Backend::has_redux;
+  /// Op over every lane's v (redux.sync), the result in every lane; T a 32-bit integer,
+  /// signed or unsigned (which decides how min and max compare).
+  /// @pre has_hardware_reduce (else the GPU traps), and Op is not builtin_op::none.
   TILEKIT_EXEC_CHECK_DISABLE
   template <builtin_op Op, class T>
   TILEKIT_HD T hardware_reduce(T v) const {
@@ -196,8 +218,11 @@ class basic_block {
   static_assert(Threads <= 1024, "tilekit::block<Threads>: a thread block has at most 1024 threads");
 
  public:
+  /// The backend whose intrinsics the members call.
   using backend = Backend;
+  /// group_level::block: how algorithms tell a block from a tile or grid (is_block_v).
   static constexpr group_level level = group_level::block;
+  /// The tile<N> over the same backend: what partition<N>() returns.
   template <unsigned N>
   using tile_type = basic_tile<N, Backend>;
 
@@ -207,18 +232,25 @@ class basic_block {
 
   /// Compile-time size (0 when the size is known at run time only).
   static constexpr unsigned static_size = Threads;
+  /// Threads in the block: Threads, or when it is 0 the launch's block size.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned num_threads() const { return Threads ? Threads : Backend::block_threads(); }
+  /// Same as num_threads().
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned size() const { return num_threads(); }
+  /// This thread's linear rank in the block, 0 to num_threads() - 1 (x fastest, then y, then z).
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned thread_rank() const { return Backend::block_thread_rank(); }
+  /// This block's index in the grid (`blockIdx`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto group_index() const { return Backend::block_index(); }
+  /// This thread's index in the block (`threadIdx`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto thread_index() const { return Backend::thread_index(); }
+  /// The block's extents in threads (`blockDim`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto dim_threads() const { return Backend::block_dim(); }
+  /// Block-wide barrier (`__syncthreads`). @pre every thread of the block reaches it.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD void sync() const { Backend::block_sync(); }
 
@@ -232,21 +264,31 @@ class basic_block {
 template <class Backend>
 class basic_grid {
  public:
+  /// The backend whose intrinsics the members call.
   using backend = Backend;
+  /// group_level::grid: how algorithms tell the grid from a tile or block.
   static constexpr group_level level = group_level::grid;
 
+  /// Blocks in the grid: the product of its extents.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned long long num_blocks() const { return Backend::num_blocks(); }
+  /// This block's linear rank in the grid, 0 to num_blocks() - 1 (x fastest, then y, then z).
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned long long block_rank() const { return Backend::block_rank(); }
+  /// Threads in the grid: num_blocks() times the threads per block.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned long long num_threads() const { return num_blocks() * Backend::block_threads(); }
+  /// This thread's rank in the grid: block_rank() times the threads per block, plus its rank in the block.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned long long thread_rank() const { return block_rank() * Backend::block_threads() + Backend::block_thread_rank(); }
+  /// The grid's extents in blocks (`gridDim`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto dim_blocks() const { return Backend::grid_dim(); }
+  /// This block's index in the grid (`blockIdx`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto block_index() const { return Backend::block_index(); }
+  /// Grid-wide barrier. @pre every thread of the grid reaches it, in a cooperative launch
+  /// (in the simulator: options.resident_blocks >= the number of blocks).
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD void sync() const { Backend::grid_sync(); }
 };

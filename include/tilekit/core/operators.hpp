@@ -33,12 +33,15 @@ TILEKIT_HD bool sign_bit(const T& x) {
 
 /// a + b
 struct plus {
+  /// a + b, converted back to T (integer promotion would widen narrow types).
   template <class T>
   TILEKIT_HD constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a + b); }
 };
 
 /// The smaller of a and b (floating point: NaN-propagating, -0.0 < +0.0).
 struct minimum {
+  /// b if b < a, else a; on floating point the canonical quiet NaN if a or b is NaN,
+  /// and -0.0 for zeros of different sign.
   template <class T>
   TILEKIT_HD T operator()(const T& a, const T& b) const {
     if constexpr (detail::is_float_v<T>) {
@@ -51,6 +54,8 @@ struct minimum {
 
 /// The larger of a and b (floating point: NaN-propagating, +0.0 > -0.0).
 struct maximum {
+  /// b if a < b, else a; on floating point the canonical quiet NaN if a or b is NaN,
+  /// and +0.0 for zeros of different sign.
   template <class T>
   TILEKIT_HD T operator()(const T& a, const T& b) const {
     if constexpr (detail::is_float_v<T>) {
@@ -63,24 +68,28 @@ struct maximum {
 
 /// a & b
 struct bit_and {
+  /// a & b, converted back to T.
   template <class T>
   TILEKIT_HD constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a & b); }
 };
 
 /// a | b
 struct bit_or {
+  /// a | b, converted back to T.
   template <class T>
   TILEKIT_HD constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a | b); }
 };
 
 /// a ^ b
 struct bit_xor {
+  /// a ^ b, converted back to T.
   template <class T>
   TILEKIT_HD constexpr T operator()(const T& a, const T& b) const { return static_cast<T>(a ^ b); }
 };
 
 /// a == b: the default equality of keys (dedup, unique, run-length encode).
 struct equal_to {
+  /// a == b; the operands may have different types.
   template <class A, class B>
   TILEKIT_HD constexpr bool operator()(const A& a, const B& b) const { return a == b; }
 };
@@ -88,25 +97,66 @@ struct equal_to {
 /// What a built-in operator computes; `none` for every other functor.
 enum class builtin_op { none, sum, min, max, bit_and, bit_or, bit_xor };
 
+/// Which builtin_op the operator type Op computes: builtin_op::none unless specialised, as it
+/// is for tilekit's operators and, under nvcc, for the CUDA ones that CUB and Thrust pass.
 template <class Op>
 struct builtin_kind { static constexpr builtin_op value = builtin_op::none; };
+/// tilekit::plus computes builtin_op::sum.
 template <> struct builtin_kind<plus> { static constexpr builtin_op value = builtin_op::sum; };
+/// tilekit::minimum computes builtin_op::min.
 template <> struct builtin_kind<minimum> { static constexpr builtin_op value = builtin_op::min; };
+/// tilekit::maximum computes builtin_op::max.
 template <> struct builtin_kind<maximum> { static constexpr builtin_op value = builtin_op::max; };
+/// tilekit::bit_and computes builtin_op::bit_and.
 template <> struct builtin_kind<bit_and> { static constexpr builtin_op value = builtin_op::bit_and; };
+/// tilekit::bit_or computes builtin_op::bit_or.
 template <> struct builtin_kind<bit_or> { static constexpr builtin_op value = builtin_op::bit_or; };
+/// tilekit::bit_xor computes builtin_op::bit_xor.
 template <> struct builtin_kind<bit_xor> { static constexpr builtin_op value = builtin_op::bit_xor; };
+/// @var builtin_kind::value
+/// The builtin_op that Op computes.
+/// @var builtin_kind<plus>::value
+/// builtin_op::sum, what tilekit::plus computes.
+/// @var builtin_kind<minimum>::value
+/// builtin_op::min, what tilekit::minimum computes.
+/// @var builtin_kind<maximum>::value
+/// builtin_op::max, what tilekit::maximum computes.
+/// @var builtin_kind<bit_and>::value
+/// builtin_op::bit_and, what tilekit::bit_and computes.
+/// @var builtin_kind<bit_or>::value
+/// builtin_op::bit_or, what tilekit::bit_or computes.
+/// @var builtin_kind<bit_xor>::value
+/// builtin_op::bit_xor, what tilekit::bit_xor computes.
 
 #if defined(__CUDACC__)
 // The operator types CUB and Thrust code passes.
+/// `cuda::std::plus<T>` computes builtin_op::sum.
 template <class T> struct builtin_kind<::cuda::std::plus<T>> { static constexpr builtin_op value = builtin_op::sum; };
+/// `cuda::minimum<T>` computes builtin_op::min.
 template <class T> struct builtin_kind<::cuda::minimum<T>> { static constexpr builtin_op value = builtin_op::min; };
+/// `cuda::maximum<T>` computes builtin_op::max.
 template <class T> struct builtin_kind<::cuda::maximum<T>> { static constexpr builtin_op value = builtin_op::max; };
+/// `cuda::std::bit_and<T>` computes builtin_op::bit_and.
 template <class T> struct builtin_kind<::cuda::std::bit_and<T>> { static constexpr builtin_op value = builtin_op::bit_and; };
+/// `cuda::std::bit_or<T>` computes builtin_op::bit_or.
 template <class T> struct builtin_kind<::cuda::std::bit_or<T>> { static constexpr builtin_op value = builtin_op::bit_or; };
+/// `cuda::std::bit_xor<T>` computes builtin_op::bit_xor.
 template <class T> struct builtin_kind<::cuda::std::bit_xor<T>> { static constexpr builtin_op value = builtin_op::bit_xor; };
+/// @var builtin_kind<::cuda::std::plus< T > >::value
+/// builtin_op::sum, what `cuda::std::plus<T>` computes.
+/// @var builtin_kind<::cuda::minimum< T > >::value
+/// builtin_op::min, what `cuda::minimum<T>` computes.
+/// @var builtin_kind<::cuda::maximum< T > >::value
+/// builtin_op::max, what `cuda::maximum<T>` computes.
+/// @var builtin_kind<::cuda::std::bit_and< T > >::value
+/// builtin_op::bit_and, what `cuda::std::bit_and<T>` computes.
+/// @var builtin_kind<::cuda::std::bit_or< T > >::value
+/// builtin_op::bit_or, what `cuda::std::bit_or<T>` computes.
+/// @var builtin_kind<::cuda::std::bit_xor< T > >::value
+/// builtin_op::bit_xor, what `cuda::std::bit_xor<T>` computes.
 #endif
 
+/// builtin_kind<Op>::value, with cv and reference removed from Op first.
 template <class Op>
 inline constexpr builtin_op builtin_kind_v = builtin_kind<detail::remove_cvref_t<Op>>::value;
 

@@ -23,14 +23,19 @@ namespace cg = ::cooperative_groups;
 /// The GPU backend: raw intrinsics and memory operations (the contract in core/group.hpp).
 struct gpu_backend {
   // ---- memory
+  /// `atomicAdd`: adds value to *address; returns the old value.
   template <class T>
   __device__ static T atomic_add(T* address, T value) { return atomicAdd(address, value); }
+  /// `atomicCAS`: stores value at *address if it holds compare; returns the old value.
   template <class T>
   __device__ static T atomic_cas(T* address, T compare, T value) { return atomicCAS(address, compare, value); }
+  /// `atomicExch`: stores value at *address; returns the old value.
   template <class T>
   __device__ static T atomic_exch(T* address, T value) { return atomicExch(address, value); }
+  /// `atomicMin`: stores the smaller of *address and value; returns the old value.
   template <class T>
   __device__ static T atomic_min(T* address, T value) { return atomicMin(address, value); }
+  /// `atomicMax`: stores the larger of *address and value; returns the old value.
   template <class T>
   __device__ static T atomic_max(T* address, T value) { return atomicMax(address, value); }
   /// A device-scope acquire load: what a spin-wait polls.
@@ -57,6 +62,8 @@ struct gpu_backend {
                                             unsigned long long second) {
     asm volatile("st.relaxed.gpu.global.v2.b64 [%0], {%1, %2};" ::"l"(address), "l"(first), "l"(second) : "memory");
   }
+  /// The load for store_relaxed_pair: both words at a 16-byte aligned global address in one
+  /// relaxed 16-byte access, so first and second come from the same store.
   __device__ static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first,
                                            unsigned long long& second) {
     asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(address) : "memory");
@@ -76,21 +83,34 @@ struct gpu_backend {
   __device__ static bool is_shared(const void* p) { return __isShared(p) != 0; }
 
   // ---- placement
+  /// The calling thread's lane in its hardware warp (`%laneid`, 0..31).
   __device__ static unsigned lane_id() {
     unsigned l;
     asm("mov.u32 %0, %%laneid;" : "=r"(l));
     return l;
   }
+  /// The calling thread's rank in its block (x fastest, then y, then z).
   __device__ static unsigned block_thread_rank() { return cg::this_thread_block().thread_rank(); }
+  /// The number of threads in the block.
   __device__ static unsigned block_threads() { return cg::this_thread_block().num_threads(); }
+  /// The block's index in the grid (blockIdx).
   __device__ static ::dim3 block_index() { return cg::this_thread_block().group_index(); }
+  /// The calling thread's index in its block (threadIdx).
   __device__ static ::dim3 thread_index() { return cg::this_thread_block().thread_index(); }
+  /// The block's dimensions (blockDim).
   __device__ static ::dim3 block_dim() { return cg::this_thread_block().dim_threads(); }
+  /// A block barrier (__syncthreads). @pre every thread of the block reaches it.
   __device__ static void block_sync() { __syncthreads(); }
+  /// Does nothing on the GPU: block<Threads> relies on its precondition (the simulator checks it).
   __device__ static void check_block_size(unsigned) {}
+  /// The number of blocks in the grid.
   __device__ static unsigned long long num_blocks() { return cg::this_grid().num_blocks(); }
+  /// The block's linear rank in the grid (x fastest).
   __device__ static unsigned long long block_rank() { return cg::this_grid().block_rank(); }
+  /// The grid's dimensions in blocks (gridDim).
   __device__ static ::dim3 grid_dim() { return cg::this_grid().dim_blocks(); }
+  /// A grid-wide barrier.
+  /// @pre a cooperative launch (tilekit::launch_cooperative); every thread of the grid calls it.
   __device__ static void grid_sync() { cg::this_grid().sync(); }
 
   // ---- warp
@@ -105,11 +125,16 @@ struct gpu_backend {
       else words[i] = __shfl_xor_sync(mask, words[i], static_cast<int>(arg), width);
     }
   }
+  /// Bit i set where lane i of the warp is in mask and has p true (`__ballot_sync`).
   __device__ static unsigned ballot(unsigned mask, bool p) { return __ballot_sync(mask, p); }
+  /// Whether p is true in any lane of mask (`__any_sync`).
   __device__ static bool any(unsigned mask, bool p) { return __any_sync(mask, p) != 0; }
+  /// Whether p is true in every lane of mask (`__all_sync`).
   __device__ static bool all(unsigned mask, bool p) { return __all_sync(mask, p) != 0; }
+  /// The lanes of mask whose word equals the caller's (`__match_any_sync`; W of 4 or 8 bytes).
   template <class W>
   __device__ static unsigned match_any(unsigned mask, W word) { return __match_any_sync(mask, word); }
+  /// mask if every lane of mask has the same word, else 0; pred says which (`__match_all_sync`).
   template <class W>
   __device__ static unsigned match_all(unsigned mask, W word, bool& pred) {
     int p = 0;
@@ -117,9 +142,12 @@ struct gpu_backend {
     pred = p != 0;
     return m;
   }
+  /// Waits for the lanes of mask and orders their memory accesses (`__syncwarp`).
   __device__ static void syncwarp(unsigned mask) { __syncwarp(mask); }
-  /// redux.sync (sm_80+) over the lanes of mask, 32-bit integers.
+  /// Whether redux() can run: redux.sync (32-bit integers) exists from sm_80 on.
   static constexpr bool has_redux = TILEKIT_HAS_REDUX;
+  /// Op over v of the lanes of mask, returned in each of them (redux.sync).
+  /// @pre has_redux (it traps otherwise); T a 32-bit integer.
   template <builtin_op Op, class T>
   __device__ static T redux(unsigned mask, T v) {
 #if TILEKIT_HAS_REDUX

@@ -26,9 +26,13 @@ namespace tilekit {
 /// What a kernel body sees of its launch on the GPU.
 class gpu_context {
  public:
+  /// The calling thread's block, its size known at run time only.
   __device__ block<> block() const { return tilekit::block<>(); }
+  /// The calling thread's block, its size fixed at compile time.
+  /// @pre the launch's blocks have Threads threads.
   template <unsigned Threads>
   __device__ tilekit::block<Threads> block() const { return tilekit::block<Threads>(); }
+  /// The whole grid; its sync() needs launch_cooperative.
   __device__ grid_group grid() const { return grid_group(); }
 
   /// The dynamic shared memory of this block as a T (16-byte aligned).
@@ -75,7 +79,7 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
 }
 }  // namespace detail
 
-/// The __global__ function that launch runs body on, for the CUDA runtime's queries
+/// The `__global__` function that launch runs body on, for the CUDA runtime's queries
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cudaFuncGetAttributes, ...).
 template <class Body>
 auto kernel_of() -> void (*)(Body) {
@@ -110,9 +114,13 @@ cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const
 /// current device. The simulator has the same shape (tilekit::sim::launcher), so the
 /// dispatch code of a device-wide algorithm is written once.
 struct gpu_launcher {
+  /// The error type of run, zero and the device-wide dispatches run through this launcher.
   using error_type = cudaError_t;
+  /// What run and zero return when they succeed.
   static constexpr cudaError_t success = cudaSuccess;
+  /// What a device-wide dispatch returns, writing nothing, for arguments it rejects.
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
+  /// Where every kernel and memset is queued (0: the default stream).
   cudaStream_t stream = 0;
 
   /// Streaming multiprocessors of the current device (0 if it cannot be queried).
@@ -129,10 +137,13 @@ struct gpu_launcher {
     if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) return 0;
     return static_cast<std::size_t>(bytes);
   }
+  /// Launches body on grid x block threads in stream with shared_bytes of dynamic shared
+  /// memory (tilekit::launch); returns the launch's error.
   template <class Body>
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
   }
+  /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
   cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
 };
 

@@ -15,6 +15,7 @@ namespace tilekit::sim {
 /// (load_acquire), so a spin-wait on a flag makes progress; a spin-wait that
 /// can never end is reported as a livelock.
 struct backend {
+  /// atomicAdd: adds value to *address; returns the old value.
   template <class T>
   static T atomic_add(T* address, T value) {
     const T old = *address;
@@ -22,6 +23,7 @@ struct backend {
     written();
     return old;
   }
+  /// atomicCAS: stores value if *address == compare; returns the old value.
   template <class T>
   static T atomic_cas(T* address, T compare, T value) {
     const T old = *address;
@@ -29,6 +31,7 @@ struct backend {
     written();
     return old;
   }
+  /// atomicExch: stores value; returns the old value.
   template <class T>
   static T atomic_exch(T* address, T value) {
     const T old = *address;
@@ -36,6 +39,7 @@ struct backend {
     written();
     return old;
   }
+  /// atomicMin: stores value if it is less than *address; returns the old value.
   template <class T>
   static T atomic_min(T* address, T value) {
     const T old = *address;
@@ -43,6 +47,7 @@ struct backend {
     written();
     return old;
   }
+  /// atomicMax: stores value if *address is less than it; returns the old value.
   template <class T>
   static T atomic_max(T* address, T value) {
     const T old = *address;
@@ -74,6 +79,7 @@ struct backend {
     address[1] = second;
     written();
   }
+  /// Reads address[0] into first and address[1] into second as one access (polled like load_acquire).
   static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first, unsigned long long& second) {
     detail::runtime::get().spin_point();
     first = address[0];
@@ -102,26 +108,41 @@ struct backend {
 
  public:
   // ---- placement
+  /// This thread's lane in its warp, 0 to 31 (%laneid).
   static unsigned lane_id() { return sim::lane_id(); }
+  /// This thread's linear rank in its block (x fastest, then y, then z).
   static unsigned block_thread_rank() { return rt().self().rank; }
+  /// Threads per block of the launch.
   static unsigned block_threads() { return rt().block_threads(); }
+  /// The index of the calling thread's block in the grid (`blockIdx`).
   static sim::dim3 block_index() { return rt().self().blk->index; }
+  /// This thread's index in its block (`threadIdx`).
   static sim::dim3 thread_index() { return rt().self().index; }
+  /// The launch's block extents (`blockDim`).
   static sim::dim3 block_dim() { return rt().block_dim(); }
+  /// Block barrier (`__syncthreads`); a thread of the block that exits without reaching it is an error.
   static void block_sync() { rt().barrier(); }
+  /// Throws tilekit::sim::error if threads is not 0 and the launch's blocks do not have that many threads.
   static void check_block_size(unsigned threads) {
     const unsigned n = rt().block_threads();
     if (threads != 0 && n != threads)
       throw error("tilekit::sim: block<" + std::to_string(threads) + "> used in a launch of " + std::to_string(n) +
                   " threads per block");
   }
+  /// Blocks in the grid.
   static unsigned long long num_blocks() { return rt().grid_dim().count(); }
+  /// The linear rank of the calling thread's block in the grid (x fastest, then y, then z).
   static unsigned long long block_rank() { return rt().self().blk->linear; }
+  /// The grid's extents in blocks (`gridDim`).
   static sim::dim3 grid_dim() { return rt().grid_dim(); }
+  /// Grid-wide barrier (grid.sync()); an error unless options.resident_blocks >= blocks, or if a
+  /// thread exits without reaching it.
   static void grid_sync() { rt().grid_barrier(); }
 
   // ---- warp: a T's 32-bit words, as the GPU's tile shuffles them; one simulated
   // collective moves them all (the trace shows them as the T they hold).
+  /// PTX shfl.sync of Kind on each of the W words in place, among the lanes of mask, with
+  /// operand arg (lane, delta or lane mask) and segment width; T, the type they hold, is for the trace.
   template <shfl_kind Kind, class T, unsigned W>
   static void shfl(unsigned mask, unsigned (&words)[W], unsigned arg, int width) {
     constexpr detail::op kind = Kind == shfl_kind::idx    ? detail::op::shfl_idx
@@ -130,11 +151,16 @@ struct backend {
                                                           : detail::op::shfl_bfly;
     detail::shuffle_words(kind, mask, words, W, arg, width, &detail::print_value<T>);
   }
+  /// `__ballot_sync`: the lanes of mask whose p is true (bits are warp lanes).
   static unsigned ballot(unsigned mask, bool p) { return ballot_sync(mask, p); }
+  /// `__any_sync`: whether p is true on any lane of mask.
   static bool any(unsigned mask, bool p) { return any_sync(mask, p) != 0; }
+  /// `__all_sync`: whether p is true on every lane of mask.
   static bool all(unsigned mask, bool p) { return all_sync(mask, p) != 0; }
+  /// `__match_any_sync`: the lanes of mask whose word equals this lane's (W of 4 or 8 bytes).
   template <class W>
   static unsigned match_any(unsigned mask, W word) { return match_any_sync(mask, word); }
+  /// `__match_all_sync`: mask and pred = true if every lane of mask has the same word, else 0 and pred = false.
   template <class W>
   static unsigned match_all(unsigned mask, W word, bool& pred) {
     int p = 0;
@@ -142,8 +168,12 @@ struct backend {
     pred = p != 0;
     return m;
   }
+  /// `__syncwarp`: waits until every lane of mask arrives.
   static void syncwarp(unsigned mask) { sim::syncwarp(mask); }
+  /// True: redux() is always available in the simulator (on the GPU it needs sm_80).
   static constexpr bool has_redux = true;
+  /// redux.sync: Op over v of every lane of m, the result in each; T a 32-bit integer.
+  /// @pre Op is not builtin_op::none.
   template <builtin_op Op, class T>
   static T redux(unsigned m, T v) {
     if constexpr (Op == builtin_op::sum) return reduce_add_sync(m, v);
@@ -158,6 +188,7 @@ struct backend {
 /// tile<N>, block<Threads>, grid_group: core/group.hpp's groups over the simulator.
 template <unsigned N>
 using tile = basic_tile<N, backend>;
+/// A thread block in the simulator; Threads = 0: size known at run time only.
 template <unsigned Threads = 0>
 using block = basic_block<Threads, backend>;
 /// sync() needs every block resident (options.resident_blocks >= blocks), as a cooperative launch on the GPU.
@@ -166,9 +197,13 @@ using grid_group = basic_grid<backend>;
 /// What a kernel body sees of its launch in the simulator.
 class context {
  public:
+  /// The calling thread's block, its size known at run time only.
   sim::block<> block() const { return sim::block<>(); }
+  /// The calling thread's block as block<Threads>; throws tilekit::sim::error if the launch's blocks
+  /// do not have Threads threads.
   template <unsigned Threads>
   sim::block<Threads> block() const { return sim::block<Threads>(); }
+  /// The grid of the launch.
   grid_group grid() const { return grid_group(); }
 
   /// The block's dynamic shared memory as a T; an error if the launch gave fewer than sizeof(T) bytes.
@@ -194,6 +229,7 @@ void launch(dim3 grid, dim3 block, Body&& body, const options& opt) {
   rt.run();
 }
 
+/// launch with default options, but shared_bytes of dynamic shared memory per block.
 template <class Body>
 void launch(dim3 grid, dim3 block, Body&& body, std::size_t shared_bytes = 0) {
   options opt;
@@ -204,16 +240,26 @@ void launch(dim3 grid, dim3 block, Body&& body, std::size_t shared_bytes = 0) {
 /// The simulator's counterpart of tilekit::gpu_launcher: the device-wide
 /// algorithms' dispatch code runs its kernels here, on host memory.
 struct launcher {
+  /// What the dispatch code returns: success or invalid_value (`cudaError_t` on the GPU).
   using error_type = int;
+  /// No error (cudaSuccess on the GPU).
   static constexpr int success = 0;
+  /// Returned for an argument the dispatch code rejects (cudaErrorInvalidValue on the GPU).
   static constexpr int invalid_value = 1;  // what cudaErrorInvalidValue is on the GPU
+  /// The pretended multiprocessor count, which sm_count() reports.
   unsigned sms = 4;                        // the pretended device's multiprocessor count
+  /// Options for every run(); run's shared_bytes argument overrides opt.shared_bytes.
   options opt{};
 
+  /// The pretended shared memory per block, which max_shared_bytes() reports.
   std::size_t max_shared = 48 * 1024;      // the pretended device's shared memory per block
 
+  /// The multiprocessor count the dispatch code sizes grids by: sms.
   unsigned sm_count() const { return sms; }
+  /// The most dynamic shared memory the dispatch code may give a block: max_shared (run() does not check it).
   std::size_t max_shared_bytes() const { return max_shared; }
+  /// Runs body on grid blocks of block threads with shared_bytes of dynamic shared memory, to
+  /// completion; returns success (misuse throws tilekit::sim::error).
   template <class Body>
   int run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     options o = opt;
@@ -221,6 +267,7 @@ struct launcher {
     launch(dim3(grid), dim3(block), body, o);
     return success;
   }
+  /// Sets bytes bytes at p to 0 (host memory); returns success.
   int zero(void* p, std::size_t bytes) const {
     std::memset(p, 0, bytes);
     return success;

@@ -54,16 +54,24 @@ class error : public std::runtime_error {
 
 /// Grid and block extents, written as in CUDA: a plain integer (x = n, y = z = 1),
 /// dim3(x, y[, z]) or {x, y[, z]} from integers of any type, or anything with x, y and z
-/// members (CUDA's ::dim3 and uint3 where they exist).
+/// members (CUDA's own `dim3` and `uint3` where they exist).
 struct dim3 {
+  /// Extent (or index) along x; 1 unless given.
   unsigned x = 1, y = 1, z = 1;
+  /// @var y
+  /// Extent (or index) along y; 1 unless given.
+  /// @var z
+  /// Extent (or index) along z; 1 unless given.
   constexpr dim3() = default;
+  /// (x_, y_, z_), each converted to unsigned; implicit, so a plain integer n means (n, 1, 1).
   template <class X, class Y = unsigned, class Z = unsigned,
             class = std::enable_if_t<std::is_integral_v<X> && std::is_integral_v<Y> && std::is_integral_v<Z>>>
   constexpr dim3(X x_, Y y_ = 1, Z z_ = 1) : x(unsigned(x_)), y(unsigned(y_)), z(unsigned(z_)) {}
+  /// The x, y and z members of d, each converted to unsigned (for CUDA's own `dim3` and `uint3`).
   template <class D, class = decltype(unsigned(std::declval<const D&>().x) + unsigned(std::declval<const D&>().y) +
                                       unsigned(std::declval<const D&>().z))>
   constexpr dim3(const D& d) : x(unsigned(d.x)), y(unsigned(d.y)), z(unsigned(d.z)) {}
+  /// x * y * z, as a 64-bit product: the number of blocks or threads these extents hold.
   constexpr std::uint64_t count() const { return std::uint64_t(x) * y * z; }
 };
 
