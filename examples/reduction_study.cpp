@@ -9,7 +9,9 @@
 //   down tree   shfl_down by 4, 2, 1: only lane 0 ends with the sum (CUB's WarpReduce shape)
 //   hardware    one redux.sync: every lane gets the sum (tilekit::reduce_hardware, 32-bit integers)
 // then a block of 64 threads (two warps and the step through shared memory), then
-// the one-launch device reduce on 100000 items.
+// the one-launch device reduce on 100000 items. With TILEKIT_STUDY_SVG_DIR=<folder> it also
+// draws each tile variant and the block step as an SVG picture of the lanes in that folder
+// (butterfly.svg, down_tree.svg, redux.svg, block_64.svg; see docs/trace/).
 //
 // On the GPU (this file compiled by nvcc, as reduction_study.cu) the same three tile
 // steps are timed on register data, and the device reduce against CUB on 2^26 items,
@@ -25,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 enum class variant { butterfly, down_tree, hardware };
@@ -61,6 +64,20 @@ struct tile_steps {
   }
 };
 
+// One variant alone on the first tile of 8, for its own picture.
+template <variant V>
+struct tile_step {
+  int* out;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto tile = tilekit::tiled_partition<8>(ctx.template block<32>());
+    if (tile.meta_group_rank() != 0) return;
+    const int s = tile_sum<V>(tile, int(tile.thread_rank()) * 10 + 1);
+    if (tile.thread_rank() == 0) *out = s;
+  }
+};
+
 // A block of 64: each warp reduces, the warp totals meet in shared memory.
 struct block_step {
   int* out;
@@ -73,6 +90,25 @@ struct block_step {
     if (block.thread_rank() == 0) *out = total;
   }
 };
+
+// The tile and block steps again, each drawn as one SVG file in dir; returns the wrong sums.
+unsigned draw_steps(const std::string& dir) {
+  unsigned errors = 0;
+  tilekit::sim::options drawn;
+  int sum = 0;
+  auto draw = [&](const char* name, auto body, std::size_t shared_bytes, int want) {
+    drawn.trace_svg = dir + "/" + name;
+    drawn.shared_bytes = shared_bytes;
+    tilekit::sim::launch(1, shared_bytes ? 64 : 32, body, drawn);
+    errors += sum != want;
+    std::printf("   drew %s\n", drawn.trace_svg.c_str());
+  };
+  draw("butterfly.svg", tile_step<variant::butterfly>{&sum}, 0, 288);
+  draw("down_tree.svg", tile_step<variant::down_tree>{&sum}, 0, 288);
+  draw("redux.svg", tile_step<variant::hardware>{&sum}, 0, 288);
+  draw("block_64.svg", block_step{&sum}, sizeof(tilekit::reduce_storage<int, 64>), 2016);
+  return errors;
+}
 
 int main() {
   unsigned errors = 0;
@@ -111,6 +147,10 @@ int main() {
                                    tilekit::plus{}, 0ll) != launcher.success;
   errors += total != want;
   std::printf("   total %lld (the CPU says %lld)\n", total, want);
+  if (const char* dir = std::getenv("TILEKIT_STUDY_SVG_DIR"); dir && *dir) {
+    std::printf("\n== pictures: the tile and block steps as SVG files\n");
+    errors += draw_steps(dir);
+  }
   std::printf("\nreduction_study (simulator): %s\n", errors == 0 ? "every sum matches the CPU" : "MISMATCHES against the CPU");
   return errors == 0 ? 0 : 1;
 }

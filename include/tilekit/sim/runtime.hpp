@@ -12,6 +12,7 @@
 #pragma once
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
+#include <tilekit/sim/trace_svg.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -80,6 +81,10 @@ struct options {
   std::size_t shared_bytes = 0;          ///< dynamic shared memory per block
   bool trace = false;                    ///< print every collective step (also: TILEKIT_SIM_TRACE=1)
   std::ostream* trace_stream = nullptr;  ///< where the trace goes (default std::cout)
+  /// Also draw the collective steps and barriers as one SVG file at this path, written when the launch
+  /// ends (also when it fails); empty: the path in TILEKIT_SIM_TRACE_SVG, if set. Independent of trace.
+  std::string trace_svg;
+  std::size_t trace_svg_max_steps = 64;  ///< rows the SVG draws at most; a note counts the rest
   unsigned resident_blocks = 4;          ///< blocks in flight at once, like blocks resident on SMs
   std::size_t stack_bytes = 256 * 1024;  ///< stack of each simulated thread
 };
@@ -287,6 +292,14 @@ class runtime {
     const char* env = std::getenv("TILEKIT_SIM_TRACE");
     trace_ = opt.trace || (env && *env && std::string(env) != "0");
     trace_out_ = opt.trace_stream ? opt.trace_stream : &std::cout;
+    const char* svg_env = std::getenv("TILEKIT_SIM_TRACE_SVG");
+    const std::string svg_path = !opt.trace_svg.empty() ? opt.trace_svg : svg_env ? svg_env : "";
+    if (!svg_path.empty()) {
+      std::ostringstream title;
+      title << "tilekit::sim launch: grid (" << grid.x << "," << grid.y << "," << grid.z << "), block (" << block.x
+            << "," << block.y << "," << block.z << ")";
+      svg_ = std::make_unique<svg_trace>(svg_path, title.str(), opt.trace_svg_max_steps);
+    }
   }
 
   /// The runtime of the launch in progress on this OS thread.
@@ -345,8 +358,20 @@ class runtime {
       }
     } catch (...) {
       abandon();
+      if (svg_) {  // best effort: draw what was collected, with the error's message
+        std::string why = "unknown exception";
+        try {
+          throw;
+        } catch (const std::exception& e) {
+          why = e.what();
+        } catch (...) {
+        }
+        svg_->write(why);
+      }
       throw;
     }
+    if (svg_ && !svg_->write(""))
+      throw error("tilekit::sim: cannot write the trace SVG to " + svg_->path());
   }
 
   /// Rounds in which every running thread only spins before the launch is declared stuck.
@@ -387,6 +412,7 @@ class runtime {
         for (auto& o : b->threads)
           if (o.st == sim_thread::state::grid_barrier) o.st = sim_thread::state::runnable;
       if (trace_) trace_out() << "[sim] grid barrier, " << all << " threads\n";
+      if (svg_) svg_->barrier("grid barrier, " + std::to_string(all) + " threads", true);
       return;
     }
     t.st = sim_thread::state::grid_barrier;
@@ -450,6 +476,7 @@ class runtime {
       for (auto& o : b.threads)
         if (o.st == sim_thread::state::barrier) o.st = sim_thread::state::runnable;
       if (trace_) trace_out() << "[sim] " << block_name(b) << ": barrier, " << b.threads.size() << " threads\n";
+      if (svg_) svg_->barrier(block_name(b) + ": barrier, " + std::to_string(b.threads.size()) + " threads", false);
       return;
     }
     t.st = sim_thread::state::barrier;
@@ -720,27 +747,28 @@ class runtime {
         t.waits_in = nullptr;
       }
     ++epoch_;
-    if (trace_) trace_collective(b, warp, c);
+    if (trace_ || svg_) trace_collective(b, warp, c);
   }
 
-  // One table per collective step: what each lane put in and got out.
+  // One table per collective step: what each lane put in and got out (text), and one row of the SVG.
   void trace_collective(block_state& b, unsigned warp, const collective& c) {
-    auto& os = trace_out();
+    if (!trace_ && svg_->full()) return svg_->omit(b.linear, warp);  // only counted: skip the strings
     auto lane_thread = [&](unsigned l) -> sim_thread& { return b.threads[warp * 32 + l]; };
-    os << "[sim] " << block_name(b) << ", warp " << warp << ": " << describe(c.kind, c.mask, c.width);
-    if (is_shuffle(c.kind)) {
+    trace_step step;
+    step.where = block_name(b) + ", warp " + std::to_string(warp);
+    step.block = b.linear;
+    step.warp = warp;
+    step.kind = op_name(c.kind);
+    step.mask = c.mask;
+    step.width = c.width;
+    step.shuffle = is_shuffle(c.kind);
+    if (step.shuffle) {
       const unsigned lead = static_cast<unsigned>(__builtin_ctz(c.mask));
-      os << (c.kind == op::shfl_idx ? ", src lane " : c.kind == op::shfl_bfly ? ", lane mask " : ", delta ")
-         << lane_thread(lead).io.b;
+      step.operand = std::string(c.kind == op::shfl_idx ? "src lane " : c.kind == op::shfl_bfly ? "lane mask " : "delta ") +
+                     std::to_string(lane_thread(lead).io.b);
     }
-    os << "\n";
-    // Rows: lane, in, (for shuffles) the lane read from, out.
-    std::vector<std::string> rows[4];
-    const char* names[4] = {"lane", "in", "from", "out"};
-    std::vector<unsigned> lanes;
-    for (unsigned l = 0; l < 32; ++l)
-      if ((c.mask >> l) & 1) lanes.push_back(l);
-    for (unsigned l : lanes) {
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!((c.mask >> l) & 1)) continue;
       const lane_io& io = lane_thread(l).io;
       std::ostringstream in, out;
       if (c.kind == op::syncwarp) {
@@ -752,19 +780,38 @@ class runtime {
       if (is_shuffle(c.kind) || is_redux(c.kind)) c.print(out, io.out.data());
       else if (c.kind == op::any || c.kind == op::all) out << io.result;
       else if (c.kind != op::syncwarp) out << hex(io.result);
-      rows[0].push_back(std::to_string(l));
-      rows[1].push_back(in.str());
-      rows[2].push_back(std::to_string(io.src));
-      rows[3].push_back(out.str());
+      step.lanes.push_back(l);
+      step.in.push_back(in.str());
+      step.from.push_back(io.src);
+      step.out.push_back(out.str());
+    }
+    if (trace_) print_step(step, describe(c.kind, c.mask, c.width));
+    if (svg_) svg_->step(std::move(step));
+  }
+
+  // The text trace of one step: a header line, then rows lane, in, (for shuffles) the lane read from, out.
+  void print_step(const trace_step& step, const std::string& description) {
+    auto& os = trace_out();
+    os << "[sim] " << step.where << ": " << description;
+    if (step.shuffle) os << ", " << step.operand;
+    os << "\n";
+    std::vector<std::string> rows[4];
+    const char* names[4] = {"lane", "in", "from", "out"};
+    for (std::size_t i = 0; i < step.lanes.size(); ++i) {
+      rows[0].push_back(std::to_string(step.lanes[i]));
+      rows[1].push_back(step.in[i]);
+      rows[2].push_back(std::to_string(step.from[i]));
+      rows[3].push_back(step.out[i]);
     }
     std::size_t width = 1;
     for (auto& r : rows)
       for (auto& s : r) width = std::max(width, s.size());
-    for (std::size_t start = 0; start < lanes.size(); start += 16) {
+    const std::size_t n = step.lanes.size();
+    for (std::size_t start = 0; start < n; start += 16) {
       for (int r = 0; r < 4; ++r) {
-        if (r == 2 && !is_shuffle(c.kind)) continue;
+        if (r == 2 && !step.shuffle) continue;
         os << "  " << std::setw(5) << std::left << names[r] << std::right;
-        for (std::size_t i = start; i < std::min(lanes.size(), start + 16); ++i) os << " " << std::setw(int(width)) << rows[r][i];
+        for (std::size_t i = start; i < std::min(n, start + 16); ++i) os << " " << std::setw(int(width)) << rows[r][i];
         os << "\n";
       }
     }
@@ -775,6 +822,7 @@ class runtime {
   entry_fn entry_;
   bool trace_ = false;
   std::ostream* trace_out_ = nullptr;
+  std::unique_ptr<svg_trace> svg_;  // set when the launch draws an SVG trace
   sim_thread* running_ = nullptr;
   std::vector<std::unique_ptr<block_state>> resident_;
   std::uint64_t next_block_ = 0;
