@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tilekit.cuh - the GPU side in one include: the groups, launch, and the
-// tile and block levels of the five algorithms. The device level (kernels of
+// tile, block and grid levels of the five algorithms. The device level (kernels of
 // their own) is one header per algorithm: tilekit/device/*.cuh.
 #pragma once
 #include <tilekit/core/config.hpp>
@@ -13,6 +13,7 @@
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
+#include <tilekit/grid/reduce.cuh>
 #include <tilekit/tile/compact.cuh>
 #include <tilekit/tile/dedup.cuh>
 #include <tilekit/tile/histogram.cuh>
