@@ -14,6 +14,7 @@
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
 #include <tilekit/grid/reduce.cuh>
+#include <tilekit/grid/scan.cuh>
 #include <tilekit/tile/compact.cuh>
 #include <tilekit/tile/dedup.cuh>
 #include <tilekit/tile/histogram.cuh>

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The grid rung inside a kernel, written once for both backends: reduce, the scans
+// and compact over every thread of a cooperative launch (grid/reduce.cuh,
+// grid/scan.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
+// last warps, three calls back to back in one kernel (the storage's halves
+// alternate), two launches over the same uninitialised (poisoned) storage, a
+// non-commutative operator (2x2 matrix product: the grid rank order). References:
+// sequential CPU folds and scans in grid rank order.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/grid/reduce.cuh>
+#include <tilekit/grid/scan.cuh>
+
+#include <algorithm>
+
+namespace tk_test {
+
+template <class T>
+using grid_buf = typename ::backend::template buffer<T>;
+
+// Call c of `calls`: every thread reduces in[c * threads + its grid rank] and writes
+// the result to out[c * threads + its grid rank].
+template <unsigned Threads, class T, class Op>
+struct grid_reduce_body {
+  static constexpr unsigned calls = 3;
+  const T* in;
+  T* out;
+  void* memory;  // grid_reduce_storage<T>::bytes(max_blocks), poisoned
+  unsigned long long max_blocks;
+  Op op;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::reduce_storage<T, Threads>>();
+    tilekit::grid_reduce_storage<T> storage(memory, max_blocks);
+    const unsigned long long n = grid.num_threads(), i = grid.thread_rank();
+    for (unsigned c = 0; c < calls; ++c) {
+      out[c * n + i] = tilekit::reduce(grid, block, in[c * n + i], op, shared, storage);
+      block.sync();  // before block_storage is reused
+    }
+  }
+};
+
+// The grid scans: call c writes thread i's inclusive scan to out[(2c) * n + i], its
+// exclusive scan after `init` to out[(2c + 1) * n + i], and (thread 0 of the grid)
+// both aggregates to totals[2c], totals[2c + 1]. Calls alternate the plain and the
+// _aggregate forms.
+template <unsigned Threads, class T, class Op>
+struct grid_scan_body {
+  static constexpr unsigned calls = 3;
+  const T* in;
+  T* out;
+  T* totals;
+  void* memory;
+  unsigned long long max_blocks;
+  Op op;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::scan_storage<T, Threads>>();
+    tilekit::grid_scan_storage<T> storage(memory, max_blocks);
+    const unsigned long long n = grid.num_threads(), i = grid.thread_rank();
+    for (unsigned c = 0; c < calls; ++c) {
+      const T v = in[c * n + i];
+      if (c % 2 == 0) {
+        out[2 * c * n + i] = tilekit::inclusive_scan(grid, block, v, op, shared, storage);
+        block.sync();
+        out[(2 * c + 1) * n + i] = tilekit::exclusive_scan(grid, block, v, op, init, shared, storage);
+      } else {
+        const tilekit::scanned<T> a = tilekit::inclusive_scan_aggregate(grid, block, v, op, shared, storage);
+        block.sync();
+        const tilekit::scanned<T> b = tilekit::exclusive_scan_aggregate(grid, block, v, op, init, shared, storage);
+        out[2 * c * n + i] = a.value;
+        out[(2 * c + 1) * n + i] = b.value;
+        if (i == 0) totals[2 * c] = a.aggregate, totals[2 * c + 1] = b.aggregate;
+      }
+      block.sync();
+    }
+  }
+};
+
+template <unsigned Threads, class T, class Op>
+void check_grid_scan(unsigned blocks, Op op, T init, const std::vector<T>& values, const std::string& what) {
+  using body_t = grid_scan_body<Threads, T, Op>;
+  const std::size_t n = std::size_t(blocks) * Threads;
+  BOOST_REQUIRE(values.size() >= body_t::calls * n);
+  grid_buf<unsigned char> memory(tilekit::grid_scan_storage<T>::bytes(blocks) + 16, 0xCD);
+  std::vector<T> in(values.begin(), values.begin() + std::ptrdiff_t(body_t::calls * n));
+  grid_buf<T> d_in(in), d_out(2 * body_t::calls * n, poison<T>()), d_totals(2 * body_t::calls, poison<T>());
+  ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), d_totals.data(), memory.data(), blocks, op, init},
+                             sizeof(tilekit::scan_storage<T, Threads>));
+  const auto got = d_out.to_host();
+  const auto totals = d_totals.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " grid scan " << what << ", " << blocks << " blocks x " << Threads
+                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (unsigned c = 0; c < body_t::calls; ++c) {
+      T inclusive = in[c * n], exclusive = init;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (i > 0) inclusive = op(inclusive, in[c * n + i]);
+        const std::string where = "call " + std::to_string(c) + ", thread " + std::to_string(i);
+        if (!(got[2 * c * n + i] == inclusive)) log.expect(got[2 * c * n + i], inclusive, "inclusive, " + where);
+        if (!(got[(2 * c + 1) * n + i] == exclusive)) log.expect(got[(2 * c + 1) * n + i], exclusive, "exclusive, " + where);
+        exclusive = op(exclusive, in[c * n + i]);
+      }
+      if (c % 2 == 1) {
+        log.expect(totals[2 * c], inclusive, "inclusive aggregate, call " + std::to_string(c));
+        log.expect(totals[2 * c + 1], inclusive, "exclusive aggregate (without init), call " + std::to_string(c));
+      }
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+// compact: thread i keeps where in[i] is odd, writes its value to out[rank]; thread 0
+// writes the count.
+template <unsigned Threads>
+struct grid_compact_body {
+  const int* in;
+  int* out;
+  unsigned long long* count;
+  void* memory;
+  unsigned long long max_blocks;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::scan_storage<unsigned long long, Threads>>();
+    tilekit::grid_scan_storage<unsigned long long> storage(memory, max_blocks);
+    const unsigned long long i = grid.thread_rank();
+    const bool keep = in[i] % 2 != 0;
+    const tilekit::grid_compact_result r = tilekit::compact(grid, block, keep, shared, storage);
+    if (keep) out[r.rank] = in[i];
+    if (i == 0) *count = r.count;
+  }
+};
+
+template <unsigned Threads, class T, class Op>
+void check_grid_reduce(unsigned blocks, Op op, const std::vector<T>& values, const std::string& what) {
+  using body_t = grid_reduce_body<Threads, T, Op>;
+  const std::size_t n = std::size_t(blocks) * Threads;
+  BOOST_REQUIRE(values.size() >= 2 * body_t::calls * n);
+  // The same storage for two launches, never initialised.
+  const std::size_t storage_bytes = tilekit::grid_reduce_storage<T>::bytes(blocks);
+  grid_buf<unsigned char> memory(storage_bytes + 16, 0xCD);
+  for (unsigned launch = 0; launch < 2; ++launch) {
+    std::vector<T> in(values.begin() + std::ptrdiff_t(launch * body_t::calls * n),
+                      values.begin() + std::ptrdiff_t((launch + 1) * body_t::calls * n));
+    grid_buf<T> d_in(in), d_out(body_t::calls * n, poison<T>());
+    ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), memory.data(), blocks, op},
+                               sizeof(tilekit::reduce_storage<T, Threads>));
+    const auto got = d_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " grid reduce " << what << ", " << blocks << " blocks x " << Threads
+                                       << " threads, launch " << launch << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      mismatch_log log;
+      for (unsigned c = 0; c < body_t::calls; ++c) {
+        T want = in[c * n];
+        for (std::size_t i = 1; i < n; ++i) want = op(want, in[c * n + i]);  // grid rank order
+        for (std::size_t i = 0; i < n; ++i)
+          if (!(got[c * n + i] == want)) log.expect(got[c * n + i], want, "call " + std::to_string(c) + ", thread " + std::to_string(i));
+      }
+      BOOST_TEST(log.count == 0u);
+    }
+  }
+}
+
+template <class T>
+std::vector<T> grid_values(std::size_t count, std::mt19937_64& g);
+template <>
+inline std::vector<int> grid_values<int>(std::size_t count, std::mt19937_64& g) {
+  std::vector<int> v(count);
+  for (auto& x : v) x = int(g() % 2001) - 1000;
+  return v;
+}
+template <>
+inline std::vector<mat2> grid_values<mat2>(std::size_t count, std::mt19937_64& g) {
+  std::vector<mat2> v(count);
+  for (auto& m : v) m = {std::uint32_t(g() % 3), std::uint32_t(g() % 3), std::uint32_t(g() % 3), std::uint32_t(g() % 3)};
+  return v;
+}
+
+template <unsigned Threads>
+void check_grid_reduce_shapes() {
+  auto g = rng_for(next_salt());
+  for (unsigned blocks : {1u, 3u, ::backend::cooperative_blocks()}) {
+    const std::size_t count = 2 * grid_reduce_body<Threads, int, tilekit::plus>::calls * std::size_t(blocks) * Threads;
+    const auto ints = grid_values<int>(count, g);
+    check_grid_reduce<Threads>(blocks, tilekit::plus{}, ints, "int plus");
+    check_grid_reduce<Threads>(blocks, tilekit::minimum{}, ints, "int minimum");
+    check_grid_reduce<Threads>(blocks, custom_max{}, ints, "int custom max");
+    check_grid_reduce<Threads>(blocks, mat_mul{}, grid_values<mat2>(count, g), "2x2 matrix product");
+    check_grid_scan<Threads>(blocks, tilekit::plus{}, 7, ints, "int plus, init 7");
+    check_grid_scan<Threads>(blocks, custom_max{}, -5000, ints, "int custom max");
+    check_grid_scan<Threads>(blocks, mat_mul{}, mat2{1, 1, 0, 1}, grid_values<mat2>(count, g), "2x2 matrix product");
+    // compact: odd values kept, in grid order
+    const std::size_t n = std::size_t(blocks) * Threads;
+    grid_buf<int> d_in(std::vector<int>(ints.begin(), ints.begin() + std::ptrdiff_t(n))), d_out(n, poison<int>());
+    grid_buf<unsigned long long> d_count(1, poison<unsigned long long>());
+    grid_buf<unsigned char> memory(tilekit::grid_scan_storage<unsigned long long>::bytes(blocks), 0xCD);
+    ::backend::run_cooperative(blocks, Threads, grid_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), blocks},
+                               sizeof(tilekit::scan_storage<unsigned long long, Threads>));
+    std::vector<int> want;
+    for (std::size_t i = 0; i < n; ++i)
+      if (ints[i] % 2 != 0) want.push_back(ints[i]);
+    const auto got = d_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " grid compact, " << blocks << " blocks x " << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(d_count.to_host()[0] == want.size());
+      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+      BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int x) { return is_poison(x); }));
+    }
+  }
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(grid_level)
+
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_32) { tk_test::check_grid_reduce_shapes<32>(); }
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_80) { tk_test::check_grid_reduce_shapes<80>(); }  // a partial warp
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_128) { tk_test::check_grid_reduce_shapes<128>(); }
+
+// More blocks than threads per block: a thread folds a run of several partials.
+BOOST_AUTO_TEST_CASE(more_blocks_than_threads) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const unsigned blocks = 40;
+  const auto ints = tk_test::grid_values<int>(2 * 3 * std::size_t(blocks) * 32, g);
+  tk_test::check_grid_reduce<32>(blocks, tilekit::plus{}, ints, "int plus");
+  const auto mats = tk_test::grid_values<tk_test::mat2>(2 * 3 * std::size_t(blocks) * 32, g);
+  tk_test::check_grid_reduce<32>(blocks, tk_test::mat_mul{}, mats, "2x2 matrix product");
+  tk_test::check_grid_scan<32>(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 0, 1, 1}, mats, "2x2 matrix product");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
