@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The grid rung inside a kernel, written once for both backends: reduce, the scans
-// and compact over every thread of a cooperative launch (grid/reduce.cuh,
-// grid/scan.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
+// The grid rung inside a kernel, written once for both backends: reduce, the scans,
+// compact and histogram over every thread of a cooperative launch (grid/reduce.cuh,
+// grid/scan.cuh, grid/histogram.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
 // last warps, three calls back to back in one kernel (the storage's halves
 // alternate), two launches over the same uninitialised (poisoned) storage, a
 // non-commutative operator (2x2 matrix product: the grid rank order). References:
@@ -11,6 +11,7 @@
 #include "tile_common.hpp"
 
 #include <tilekit/grid/reduce.cuh>
+#include <tilekit/grid/histogram.cuh>
 #include <tilekit/grid/scan.cuh>
 
 #include <algorithm>
@@ -146,6 +147,58 @@ struct grid_compact_body {
   }
 };
 
+// histogram: call c counts samples in[(c * n + i) * 4 .. + 4) into `bins` counters;
+// after each call every thread reads the total of bin i % bins into out[c * n + i].
+template <unsigned Threads>
+struct grid_histogram_body {
+  static constexpr unsigned calls = 2, K = 4;
+  const unsigned* in;
+  unsigned* counters;  // global, poisoned
+  unsigned* out;
+  unsigned bins;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    unsigned* local = ctx.template shared_array<unsigned>(bins);
+    const unsigned long long n = grid.num_threads(), i = grid.thread_rank();
+    for (unsigned c = 0; c < calls; ++c) {
+      unsigned items[K];
+      for (unsigned k = 0; k < K; ++k) items[k] = in[(c * n + i) * K + k];
+      tilekit::histogram(grid, block, items, local, counters, bins);
+      out[c * n + i] = counters[i % bins];
+    }
+  }
+};
+
+template <unsigned Threads>
+void check_grid_histogram(unsigned blocks, std::mt19937_64& g) {
+  using body_t = grid_histogram_body<Threads>;
+  const unsigned bins = 37;
+  const std::size_t n = std::size_t(blocks) * Threads;
+  std::vector<unsigned> in(body_t::calls * n * body_t::K);
+  for (std::size_t j = 0; j < in.size(); ++j) in[j] = g() % 4 == 0 ? 5u : unsigned(g() % bins);  // skewed to bin 5
+  grid_buf<unsigned> d_in(in), d_counters(bins, poison<unsigned>()), d_out(body_t::calls * n, poison<unsigned>());
+  ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_counters.data(), d_out.data(), bins}, bins * sizeof(unsigned));
+  const auto got = d_out.to_host();
+  const auto final_counts = d_counters.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " grid histogram, " << blocks << " blocks x " << Threads
+                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (unsigned c = 0; c < body_t::calls; ++c) {
+      std::vector<unsigned> want(bins, 0);
+      for (std::size_t j = c * n * body_t::K; j < (c + 1) * n * body_t::K; ++j) ++want[in[j]];
+      for (std::size_t i = 0; i < n; ++i)
+        if (got[c * n + i] != want[i % bins]) log.expect(got[c * n + i], want[i % bins], "call " + std::to_string(c) + ", thread " + std::to_string(i));
+      if (c + 1 == body_t::calls)
+        for (unsigned b = 0; b < bins; ++b) log.expect(final_counts[b], want[b], "final count of bin " + std::to_string(b));
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 template <unsigned Threads, class T, class Op>
 void check_grid_reduce(unsigned blocks, Op op, const std::vector<T>& values, const std::string& what) {
   using body_t = grid_reduce_body<Threads, T, Op>;
@@ -201,6 +254,7 @@ void check_grid_reduce_shapes() {
     check_grid_reduce<Threads>(blocks, custom_max{}, ints, "int custom max");
     check_grid_reduce<Threads>(blocks, mat_mul{}, grid_values<mat2>(count, g), "2x2 matrix product");
     check_grid_scan<Threads>(blocks, tilekit::plus{}, 7, ints, "int plus, init 7");
+    check_grid_histogram<Threads>(blocks, g);
     check_grid_scan<Threads>(blocks, custom_max{}, -5000, ints, "int custom max");
     check_grid_scan<Threads>(blocks, mat_mul{}, mat2{1, 1, 0, 1}, grid_values<mat2>(count, g), "2x2 matrix product");
     // compact: odd values kept, in grid order
@@ -226,9 +280,9 @@ void check_grid_reduce_shapes() {
 
 BOOST_AUTO_TEST_SUITE(grid_level)
 
-BOOST_AUTO_TEST_CASE(reduce_scan_compact_32) { tk_test::check_grid_reduce_shapes<32>(); }
-BOOST_AUTO_TEST_CASE(reduce_scan_compact_80) { tk_test::check_grid_reduce_shapes<80>(); }  // a partial warp
-BOOST_AUTO_TEST_CASE(reduce_scan_compact_128) { tk_test::check_grid_reduce_shapes<128>(); }
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_histogram_32) { tk_test::check_grid_reduce_shapes<32>(); }
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_histogram_80) { tk_test::check_grid_reduce_shapes<80>(); }  // a partial warp
+BOOST_AUTO_TEST_CASE(reduce_scan_compact_histogram_128) { tk_test::check_grid_reduce_shapes<128>(); }
 
 // More blocks than threads per block: a thread folds a run of several partials.
 BOOST_AUTO_TEST_CASE(more_blocks_than_threads) {
