@@ -20,6 +20,9 @@ namespace tk_test {
 
 template <class T>
 using grid_buf = typename ::backend::template buffer<T>;
+using grid_dim_t = typename ::backend::dim3_t;
+
+inline unsigned blocks_in(const grid_dim_t& d) { return unsigned(d.x * d.y * d.z); }
 
 // Call c of `calls`: every thread reduces in[c * threads + its grid rank] and writes
 // the result to out[c * threads + its grid rank].
@@ -89,15 +92,18 @@ struct grid_scan_body {
   }
 };
 
+// grid_dim: the blocks (1-D, or 2-D / 3-D extents); block_dim: Threads threads as 1-D or 2-D / 3-D extents.
 template <unsigned Threads, class T, class Op>
-void check_grid_scan(unsigned blocks, Op op, T init, const std::vector<T>& values, const std::string& what) {
+void check_grid_scan(grid_dim_t grid_dim, Op op, T init, const std::vector<T>& values, const std::string& what,
+                     grid_dim_t block_dim = grid_dim_t(Threads)) {
   using body_t = grid_scan_body<Threads, T, Op>;
+  const unsigned blocks = blocks_in(grid_dim);
   const std::size_t n = std::size_t(blocks) * Threads;
   BOOST_REQUIRE(values.size() >= body_t::calls * n);
   grid_buf<unsigned char> memory(tilekit::grid_scan_storage<T>::bytes(blocks) + 16, 0xCD);
   std::vector<T> in(values.begin(), values.begin() + std::ptrdiff_t(body_t::calls * n));
   grid_buf<T> d_in(in), d_out(2 * body_t::calls * n, poison<T>()), d_totals(2 * body_t::calls, poison<T>());
-  ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), d_totals.data(), memory.data(), blocks, op, init},
+  ::backend::run_cooperative(grid_dim, block_dim, body_t{d_in.data(), d_out.data(), d_totals.data(), memory.data(), blocks, op, init},
                              sizeof(tilekit::scan_storage<T, Threads>));
   const auto got = d_out.to_host();
   const auto totals = d_totals.to_host();
@@ -200,8 +206,10 @@ void check_grid_histogram(unsigned blocks, std::mt19937_64& g) {
 }
 
 template <unsigned Threads, class T, class Op>
-void check_grid_reduce(unsigned blocks, Op op, const std::vector<T>& values, const std::string& what) {
+void check_grid_reduce(grid_dim_t grid_dim, Op op, const std::vector<T>& values, const std::string& what,
+                       grid_dim_t block_dim = grid_dim_t(Threads)) {
   using body_t = grid_reduce_body<Threads, T, Op>;
+  const unsigned blocks = blocks_in(grid_dim);
   const std::size_t n = std::size_t(blocks) * Threads;
   BOOST_REQUIRE(values.size() >= 2 * body_t::calls * n);
   // The same storage for two launches, never initialised.
@@ -211,7 +219,7 @@ void check_grid_reduce(unsigned blocks, Op op, const std::vector<T>& values, con
     std::vector<T> in(values.begin() + std::ptrdiff_t(launch * body_t::calls * n),
                       values.begin() + std::ptrdiff_t((launch + 1) * body_t::calls * n));
     grid_buf<T> d_in(in), d_out(body_t::calls * n, poison<T>());
-    ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), memory.data(), blocks, op},
+    ::backend::run_cooperative(grid_dim, block_dim, body_t{d_in.data(), d_out.data(), memory.data(), blocks, op},
                                sizeof(tilekit::reduce_storage<T, Threads>));
     const auto got = d_out.to_host();
     BOOST_TEST_CONTEXT(::backend::name << " grid reduce " << what << ", " << blocks << " blocks x " << Threads
@@ -293,6 +301,19 @@ BOOST_AUTO_TEST_CASE(more_blocks_than_threads) {
   const auto mats = tk_test::grid_values<tk_test::mat2>(2 * 3 * std::size_t(blocks) * 32, g);
   tk_test::check_grid_reduce<32>(blocks, tk_test::mat_mul{}, mats, "2x2 matrix product");
   tk_test::check_grid_scan<32>(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 0, 1, 1}, mats, "2x2 matrix product");
+}
+
+// 2-D grids of 2-D blocks: grid rank order is block rank (x fastest), then thread rank (x fastest).
+BOOST_AUTO_TEST_CASE(two_dimensional_grids_and_blocks) {
+  using tk_test::grid_dim_t;
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const grid_dim_t grid_dim(3, 2, 1), block_dim(32, 2, 1);  // 6 blocks of 64 threads
+  const std::size_t count = 2 * 3 * 6 * 64;
+  const auto ints = tk_test::grid_values<int>(count, g);
+  const auto mats = tk_test::grid_values<tk_test::mat2>(count, g);
+  tk_test::check_grid_reduce<64>(grid_dim, tk_test::mat_mul{}, mats, "2x2 matrix product, 2-D", block_dim);
+  tk_test::check_grid_scan<64>(grid_dim, tk_test::mat_mul{}, tk_test::mat2{1, 0, 0, 1}, mats, "2x2 matrix product, 2-D", block_dim);
+  tk_test::check_grid_scan<64>(grid_dim, tilekit::plus{}, 0, ints, "int plus, 2-D", block_dim);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -73,7 +73,7 @@ struct gpu_backend {
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }
   template <class Body>
-  static void run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+  static void run_cooperative(dim3_t grid, dim3_t block, const Body& body, std::size_t shared_bytes = 0) {
     TK_CUDA_CHECK(tilekit::launch_cooperative(grid, block, 0, body, shared_bytes));
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }

@@ -65,10 +65,10 @@ struct sim_backend {
   }
   /// Every block resident at once, as a cooperative launch on the GPU.
   template <class Body>
-  static void run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) {
+  static void run_cooperative(dim3_t grid, dim3_t block, const Body& body, std::size_t shared_bytes = 0) {
     tilekit::sim::options opt;
     opt.shared_bytes = shared_bytes;
-    opt.resident_blocks = grid;
+    opt.resident_blocks = unsigned(grid.count());
     tilekit::sim::launch(grid, block, body, opt);
   }
   /// Where the device-wide algorithms' dispatch runs its kernels.
