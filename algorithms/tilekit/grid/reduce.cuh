@@ -60,13 +60,16 @@ class grid_reduce_storage {
 
 /// op over one value per thread of the whole grid, in grid rank order; the result in
 /// every thread. @pre a cooperative launch; every thread of the grid calls, with
-/// the storage over the same memory; the grid has at most storage.max_blocks() blocks.
+/// the storage over the same memory; the grid has at most storage.max_blocks() blocks
+/// (checked: the simulator throws tilekit::sim::error, the GPU traps).
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Grid, class Block, class T, class Op, detail::stdx::enable_if_t<Grid::level == group_level::grid, int> = 0,
           detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
 TILEKIT_HD T reduce(const Grid& grid, const Block& block, const T& v, Op op,
                     reduce_storage<T, detail::static_threads<Block>()>& block_storage, grid_reduce_storage<T>& storage) {
   constexpr unsigned threads = Block::static_size;
+  Block::backend::require(grid.num_blocks() <= storage.max_blocks(),
+                          "tilekit grid reduce: the grid has more blocks than its grid_reduce_storage holds (max_blocks)");
   T* partials = storage.next_half();
   const T mine = reduce(block, v, op, block_storage);
   const unsigned long long blocks = grid.num_blocks(), rank = block.thread_rank();

@@ -67,6 +67,8 @@ TILEKIT_HD grid_scan_parts<T> grid_scan(const Grid& grid, const Block& block, co
                                         scan_storage<T, Block::static_size, A>& block_storage, grid_reduce_storage<T>& storage) {
   static_assert(Block::static_size >= 32 && scan_storage<T, Block::static_size, A>::slots >= 2,
                 "tilekit grid scans: blocks of at least 32 threads (the first warp folds the block aggregates)");
+  Block::backend::require(grid.num_blocks() <= storage.max_blocks(),
+                          "tilekit grid scan: the grid has more blocks than its grid_scan_storage holds (max_blocks)");
   T* partials = storage.next_half();
   grid_scan_parts<T> p;
   p.block = block_scan<Block::static_size, A>(block, v, op, block_storage.full, static_cast<no_prefix<T>*>(nullptr));
@@ -98,7 +100,8 @@ TILEKIT_HD grid_scan_parts<T> grid_scan(const Grid& grid, const Block& block, co
 
 /// Thread i of the grid gets op over the values of threads 0..i, in grid rank order.
 /// @pre a cooperative launch; every thread of the grid calls, with the storage over the
-/// same memory; the grid has at most storage.max_blocks() blocks.
+/// same memory; the grid has at most storage.max_blocks() blocks (checked: the simulator
+/// throws tilekit::sim::error, the GPU traps).
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Grid, class Block, class T, class Op, block_scan_algorithm A,
           detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>

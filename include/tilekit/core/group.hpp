@@ -14,6 +14,8 @@
 // A backend is a struct of static functions (checked by backend_contract below):
 //   placement  lane_id() (%laneid), block_thread_rank(), block_threads(), block_index(),
 //              thread_index(), block_dim(), block_sync(), check_block_size(Threads),
+//              require(ok, what) (a precondition an algorithm checks: the simulator
+//              throws what, the GPU traps),
 //              num_blocks(), block_rank(), grid_dim(), grid_sync()
 //   warp       shfl<Kind, T>(mask, words, arg, width): a T's 32-bit words, each moved the same way,
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)

@@ -103,6 +103,12 @@ struct gpu_backend {
   __device__ static void block_sync() { __syncthreads(); }
   /// Does nothing on the GPU: block<Threads> relies on its precondition (the simulator checks it).
   __device__ static void check_block_size(unsigned) {}
+  /// A precondition an algorithm checks (a bound that would otherwise write out of
+  /// range): when it fails the kernel stops (__trap(): cudaErrorLaunchFailure); the
+  /// simulator reports `what` instead.
+  __device__ static void require(bool ok, const char*) {
+    if (!ok) __trap();
+  }
   /// The number of blocks in the grid.
   __device__ static unsigned long long num_blocks() { return cg::this_grid().num_blocks(); }
   /// The block's linear rank in the grid (x fastest).

@@ -122,6 +122,10 @@ struct backend {
   static sim::dim3 block_dim() { return rt().block_dim(); }
   /// Block barrier (`__syncthreads`); a thread of the block that exits without reaching it is an error.
   static void block_sync() { rt().barrier(); }
+  /// A precondition an algorithm checks: throws tilekit::sim::error(what) when ok is false.
+  static void require(bool ok, const char* what) {
+    if (!ok) throw error(what);
+  }
   /// Throws tilekit::sim::error if threads is not 0 and the launch's blocks do not have that many threads.
   static void check_block_size(unsigned threads) {
     const unsigned n = rt().block_threads();
