@@ -247,7 +247,7 @@ inline std::vector<int> grid_values<int>(std::size_t count, std::mt19937_64& g) 
 template <>
 inline std::vector<mat2> grid_values<mat2>(std::size_t count, std::mt19937_64& g) {
   std::vector<mat2> v(count);
-  for (auto& m : v) m = {std::uint32_t(g() % 3), std::uint32_t(g() % 3), std::uint32_t(g() % 3), std::uint32_t(g() % 3)};
+  for (auto& m : v) m = random_value<mat2>(g);  // shears: long products still depend on the order
   return v;
 }
 
@@ -286,7 +286,95 @@ void check_grid_reduce_shapes() {
 
 }  // namespace tk_test
 
+namespace tk_test {
+
+// K = 3 items per thread, blocked: reduce, inclusive and exclusive array scans (in place).
+template <unsigned Threads, class T, class Op>
+struct grid_items_body {
+  static constexpr int K = 3;
+  const T* in;   // n * K items, thread i's at in[i * K ..]
+  T* out;        // [0, nK): reduce result per item; [nK, 2nK): inclusive; [2nK, 3nK): exclusive
+  T* totals;     // thread 0: the two scans' aggregates
+  void* memory;
+  unsigned long long max_blocks;
+  Op op;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    struct shared_t {
+      union {
+        tilekit::reduce_storage<T, Threads> reduce;
+        tilekit::scan_storage<T, Threads> scan;
+      };
+    };
+    auto& shared = ctx.template shared<shared_t>();
+    tilekit::grid_reduce_storage<T> storage(memory, max_blocks);
+    const unsigned long long n = grid.num_threads(), i = grid.thread_rank();
+    T items[K];
+    for (int k = 0; k < K; ++k) items[k] = in[i * K + k];
+    const T total = tilekit::reduce(grid, block, items, op, shared.reduce, storage);
+    block.sync();
+    T inc[K];
+    const T inc_total = tilekit::inclusive_scan(grid, block, items, inc, op, shared.scan, storage);
+    block.sync();
+    const T exc_total = tilekit::exclusive_scan(grid, block, items, items, op, init, shared.scan, storage);  // in place
+    for (int k = 0; k < K; ++k) {
+      out[i * K + k] = total;
+      out[n * K + i * K + k] = inc[k];
+      out[2 * n * K + i * K + k] = items[k];
+    }
+    if (i == 0) totals[0] = inc_total, totals[1] = exc_total;
+  }
+};
+
+template <unsigned Threads, class T, class Op>
+void check_grid_items(unsigned blocks, Op op, T init, const std::vector<T>& values, const std::string& what) {
+  using body_t = grid_items_body<Threads, T, Op>;
+  const std::size_t m = std::size_t(blocks) * Threads * body_t::K;
+  std::vector<T> in(values.begin(), values.begin() + std::ptrdiff_t(m));
+  grid_buf<unsigned char> memory(tilekit::grid_reduce_storage<T>::bytes(blocks), 0xCD);
+  grid_buf<T> d_in(in), d_out(3 * m, poison<T>()), d_totals(2, poison<T>());
+  ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), d_totals.data(), memory.data(), blocks, op, init},
+                             std::max(sizeof(tilekit::reduce_storage<T, Threads>), sizeof(tilekit::scan_storage<T, Threads>)));
+  const auto got = d_out.to_host();
+  const auto totals = d_totals.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " grid items (K = 3) " << what << ", " << blocks << " blocks x " << Threads
+                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    T all = in[0];
+    for (std::size_t j = 1; j < m; ++j) all = op(all, in[j]);
+    T inclusive = in[0], exclusive = init;
+    for (std::size_t j = 0; j < m; ++j) {
+      if (j > 0) inclusive = op(inclusive, in[j]);
+      if (!(got[j] == all)) log.expect(got[j], all, "reduce, item " + std::to_string(j));
+      if (!(got[m + j] == inclusive)) log.expect(got[m + j], inclusive, "inclusive, item " + std::to_string(j));
+      if (!(got[2 * m + j] == exclusive)) log.expect(got[2 * m + j], exclusive, "exclusive, item " + std::to_string(j));
+      exclusive = op(exclusive, in[j]);
+    }
+    log.expect(totals[0], all, "inclusive aggregate");
+    log.expect(totals[1], all, "exclusive aggregate");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+}  // namespace tk_test
+
 BOOST_AUTO_TEST_SUITE(grid_level)
+
+// K items per thread, blocked (thread-major grid order); the exclusive scan in place.
+BOOST_AUTO_TEST_CASE(items_per_thread) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (unsigned blocks : {1u, 3u, ::backend::cooperative_blocks()}) {
+    const std::size_t m = std::size_t(blocks) * 128 * 3;
+    tk_test::check_grid_items<128>(blocks, tilekit::plus{}, 11, tk_test::grid_values<int>(m, g), "int plus");
+    tk_test::check_grid_items<80>(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 0, 0, 1}, tk_test::grid_values<tk_test::mat2>(m, g),
+                                  "2x2 matrix product");
+  }
+}
 
 BOOST_AUTO_TEST_CASE(reduce_scan_compact_histogram_32) { tk_test::check_grid_reduce_shapes<32>(); }
 BOOST_AUTO_TEST_CASE(reduce_scan_compact_histogram_80) { tk_test::check_grid_reduce_shapes<80>(); }  // a partial warp

@@ -9,6 +9,7 @@
 //                                                       bytes of global memory, not initialised
 //   reduce(grid, block, v, op, block_storage, storage)  every thread gets op over every v, in grid
 //                                                       rank order (block rank, then thread rank)
+//   reduce(grid, block, items[K], op, block_storage, storage)   K items per thread, blocked
 // Each block reduces its threads (the block level, with block_storage, its
 // reduce_storage in shared memory), one thread writes the block's partial to
 // global memory, the grid meets at grid.sync(), and every block folds all the
@@ -83,6 +84,19 @@ TILEKIT_HD T reduce(const Grid& grid, const Block& block, const T& v, Op op,
   T run = partials[first < blocks ? first : 0];
   for (unsigned long long i = first + 1; i < first + per_thread && i < blocks; ++i) run = op(run, T(partials[i]));
   return reduce(block, run, op, block_storage, holders);
+}
+
+/// As above over K items per thread (blocked: thread i's items come before thread
+/// i + 1's), folded in order first.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Grid, class Block, class T, int K, class Op, detail::stdx::enable_if_t<Grid::level == group_level::grid, int> = 0,
+          detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
+TILEKIT_HD T reduce(const Grid& grid, const Block& block, const T (&items)[K], Op op,
+                    reduce_storage<T, detail::static_threads<Block>()>& block_storage, grid_reduce_storage<T>& storage) {
+  T partial = items[0];
+  TILEKIT_UNROLL
+  for (int k = 1; k < K; ++k) partial = op(partial, items[k]);
+  return reduce(grid, block, partial, op, block_storage, storage);
 }
 
 }  // namespace tilekit

@@ -8,6 +8,8 @@
 //   inclusive_scan(grid, block, v, op, block_storage, storage)
 //   exclusive_scan(grid, block, v, op, init, block_storage, storage)
 //   inclusive_scan_aggregate / exclusive_scan_aggregate      {value, grid aggregate}
+//   inclusive_scan(grid, block, in[K], out[K], op, ...)      K items per thread, blocked;
+//   exclusive_scan(grid, block, in[K], out[K], op, init, ...)  both return the grid aggregate
 //   compact(grid, block, keep, block_storage, storage)       {rank among the kept
 //       threads of the grid, kept count}, 64-bit: what a stream compaction inside a
 //       kernel writes out[rank] with
@@ -144,6 +146,69 @@ TILEKIT_HD scanned<T> exclusive_scan_aggregate(const Grid& grid, const Block& bl
   const auto p = detail::grid_scan<true, A>(grid, block, v, op, block_storage, storage);
   const T seed = p.before.present ? op(init, p.before.value) : init;
   return {p.block.has_exclusive ? op(seed, p.block.exclusive) : seed, p.total.value};
+}
+
+namespace detail {
+// Thread i's items, scanned after `seed` (op over everything before them) where has_seed.
+TILEKIT_EXEC_CHECK_DISABLE
+template <bool Inclusive, class T, int K, class Op>
+TILEKIT_HD void scan_items(const T (&in)[K], T (&out)[K], Op op, const T& seed, bool has_seed) {
+  if constexpr (Inclusive) {
+    T acc = has_seed ? op(seed, in[0]) : in[0];
+    out[0] = acc;
+    TILEKIT_UNROLL
+    for (int k = 1; k < K; ++k) out[k] = acc = op(acc, in[k]);
+  } else {
+    T acc = seed;  // @pre has_seed: the exclusive forms always have init
+    TILEKIT_UNROLL
+    for (int k = 0; k < K; ++k) {
+      const T x = in[k];  // in and out may be one array
+      out[k] = acc;
+      acc = op(acc, x);
+    }
+  }
+}
+// op over the values of the threads before this one in the grid (absent for thread 0).
+template <class T, class Op>
+TILEKIT_HD maybe<T> thread_prefix(const grid_scan_parts<T>& p, Op op) {
+  if (p.before.present && p.block.has_exclusive) return {op(p.before.value, p.block.exclusive), true};
+  if (p.before.present) return p.before;
+  return {p.block.exclusive, p.block.has_exclusive};
+}
+}  // namespace detail
+
+/// K items per thread (blocked, in grid rank order): out[k] = op over every item of the
+/// grid up to in[k]; returns the grid aggregate. in and out may be one array.
+/// @pre as inclusive_scan of one value.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Grid, class Block, class T, int K, class Op, block_scan_algorithm A,
+          detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
+TILEKIT_HD T inclusive_scan(const Grid& grid, const Block& block, const T (&in)[K], T (&out)[K], Op op,
+                            scan_storage<T, detail::static_threads<Block>(), A>& block_storage, grid_scan_storage<T>& storage) {
+  T total = in[0];
+  TILEKIT_UNROLL
+  for (int k = 1; k < K; ++k) total = op(total, in[k]);
+  const auto p = detail::grid_scan<true, A>(grid, block, total, op, block_storage, storage);
+  const detail::maybe<T> seed = detail::thread_prefix(p, op);
+  detail::scan_items<true>(in, out, op, seed.value, seed.present);
+  return p.total.value;
+}
+
+/// K items per thread (blocked): out[k] = init op every item of the grid before in[k];
+/// returns the grid aggregate (without init). in and out may be one array.
+/// @pre as inclusive_scan of one value.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Grid, class Block, class T, int K, class Op, block_scan_algorithm A,
+          detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
+TILEKIT_HD T exclusive_scan(const Grid& grid, const Block& block, const T (&in)[K], T (&out)[K], Op op, const T& init,
+                            scan_storage<T, detail::static_threads<Block>(), A>& block_storage, grid_scan_storage<T>& storage) {
+  T total = in[0];
+  TILEKIT_UNROLL
+  for (int k = 1; k < K; ++k) total = op(total, in[k]);
+  const auto p = detail::grid_scan<true, A>(grid, block, total, op, block_storage, storage);
+  const detail::maybe<T> before = detail::thread_prefix(p, op);
+  detail::scan_items<false>(in, out, op, before.present ? op(init, before.value) : init, true);
+  return p.total.value;
 }
 
 /// Stream compaction inside a kernel: each thread's rank among the threads of the grid
