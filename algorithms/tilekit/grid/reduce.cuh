@@ -22,6 +22,7 @@
 // block.sync() before reusing block_storage.
 #pragma once
 #include <tilekit/block/reduce.cuh>
+#include <tilekit/tile/scan.cuh>  // detail::thread_reduce
 
 namespace tilekit {
 
@@ -93,10 +94,7 @@ template <class Grid, class Block, class T, int K, class Op, detail::stdx::enabl
           detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
 TILEKIT_HD T reduce(const Grid& grid, const Block& block, const T (&items)[K], Op op,
                     reduce_storage<T, detail::static_threads<Block>()>& block_storage, grid_reduce_storage<T>& storage) {
-  T partial = items[0];
-  TILEKIT_UNROLL
-  for (int k = 1; k < K; ++k) partial = op(partial, items[k]);
-  return reduce(grid, block, partial, op, block_storage, storage);
+  return reduce(grid, block, detail::thread_reduce(items, op), op, block_storage, storage);
 }
 
 }  // namespace tilekit

@@ -98,6 +98,15 @@ TILEKIT_HD grid_scan_parts<T> grid_scan(const Grid& grid, const Block& block, co
   return p;
 }
 
+// op over the values of the threads before this one in the grid (absent for thread 0).
+TILEKIT_EXEC_CHECK_DISABLE
+template <class T, class Op>
+TILEKIT_HD maybe<T> thread_prefix(const grid_scan_parts<T>& p, Op op) {
+  if (p.before.present && p.block.has_exclusive) return {op(p.before.value, p.block.exclusive), true};
+  if (p.before.present) return p.before;
+  return {p.block.exclusive, p.block.has_exclusive};
+}
+
 }  // namespace detail
 
 /// Thread i of the grid gets op over the values of threads 0..i, in grid rank order.
@@ -132,8 +141,8 @@ template <class Grid, class Block, class T, class Op, block_scan_algorithm A,
 TILEKIT_HD T exclusive_scan(const Grid& grid, const Block& block, const T& v, Op op, const T& init,
                             scan_storage<T, detail::static_threads<Block>(), A>& block_storage, grid_scan_storage<T>& storage) {
   const auto p = detail::grid_scan<false, A>(grid, block, v, op, block_storage, storage);
-  const T seed = p.before.present ? op(init, p.before.value) : init;
-  return p.block.has_exclusive ? op(seed, p.block.exclusive) : seed;
+  const detail::maybe<T> before = detail::thread_prefix(p, op);
+  return before.present ? op(init, before.value) : init;
 }
 
 /// As exclusive_scan, with the grid aggregate (op over every value, without init) in every thread.
@@ -144,38 +153,9 @@ TILEKIT_HD scanned<T> exclusive_scan_aggregate(const Grid& grid, const Block& bl
                                                scan_storage<T, detail::static_threads<Block>(), A>& block_storage,
                                                grid_scan_storage<T>& storage) {
   const auto p = detail::grid_scan<true, A>(grid, block, v, op, block_storage, storage);
-  const T seed = p.before.present ? op(init, p.before.value) : init;
-  return {p.block.has_exclusive ? op(seed, p.block.exclusive) : seed, p.total.value};
+  const detail::maybe<T> before = detail::thread_prefix(p, op);
+  return {before.present ? op(init, before.value) : init, p.total.value};
 }
-
-namespace detail {
-// Thread i's items, scanned after `seed` (op over everything before them) where has_seed.
-TILEKIT_EXEC_CHECK_DISABLE
-template <bool Inclusive, class T, int K, class Op>
-TILEKIT_HD void scan_items(const T (&in)[K], T (&out)[K], Op op, const T& seed, bool has_seed) {
-  if constexpr (Inclusive) {
-    T acc = has_seed ? op(seed, in[0]) : in[0];
-    out[0] = acc;
-    TILEKIT_UNROLL
-    for (int k = 1; k < K; ++k) out[k] = acc = op(acc, in[k]);
-  } else {
-    T acc = seed;  // @pre has_seed: the exclusive forms always have init
-    TILEKIT_UNROLL
-    for (int k = 0; k < K; ++k) {
-      const T x = in[k];  // in and out may be one array
-      out[k] = acc;
-      acc = op(acc, x);
-    }
-  }
-}
-// op over the values of the threads before this one in the grid (absent for thread 0).
-template <class T, class Op>
-TILEKIT_HD maybe<T> thread_prefix(const grid_scan_parts<T>& p, Op op) {
-  if (p.before.present && p.block.has_exclusive) return {op(p.before.value, p.block.exclusive), true};
-  if (p.before.present) return p.before;
-  return {p.block.exclusive, p.block.has_exclusive};
-}
-}  // namespace detail
 
 /// K items per thread (blocked, in grid rank order): out[k] = op over every item of the
 /// grid up to in[k]; returns the grid aggregate. in and out may be one array.
@@ -185,12 +165,9 @@ template <class Grid, class Block, class T, int K, class Op, block_scan_algorith
           detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
 TILEKIT_HD T inclusive_scan(const Grid& grid, const Block& block, const T (&in)[K], T (&out)[K], Op op,
                             scan_storage<T, detail::static_threads<Block>(), A>& block_storage, grid_scan_storage<T>& storage) {
-  T total = in[0];
-  TILEKIT_UNROLL
-  for (int k = 1; k < K; ++k) total = op(total, in[k]);
-  const auto p = detail::grid_scan<true, A>(grid, block, total, op, block_storage, storage);
+  const auto p = detail::grid_scan<true, A>(grid, block, detail::thread_reduce(in, op), op, block_storage, storage);
   const detail::maybe<T> seed = detail::thread_prefix(p, op);
-  detail::scan_items<true>(in, out, op, seed.value, seed.present);
+  detail::thread_inclusive_scan(in, out, op, seed.value, seed.present);
   return p.total.value;
 }
 
@@ -202,12 +179,9 @@ template <class Grid, class Block, class T, int K, class Op, block_scan_algorith
           detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
 TILEKIT_HD T exclusive_scan(const Grid& grid, const Block& block, const T (&in)[K], T (&out)[K], Op op, const T& init,
                             scan_storage<T, detail::static_threads<Block>(), A>& block_storage, grid_scan_storage<T>& storage) {
-  T total = in[0];
-  TILEKIT_UNROLL
-  for (int k = 1; k < K; ++k) total = op(total, in[k]);
-  const auto p = detail::grid_scan<true, A>(grid, block, total, op, block_storage, storage);
+  const auto p = detail::grid_scan<true, A>(grid, block, detail::thread_reduce(in, op), op, block_storage, storage);
   const detail::maybe<T> before = detail::thread_prefix(p, op);
-  detail::scan_items<false>(in, out, op, before.present ? op(init, before.value) : init, true);
+  detail::thread_exclusive_scan(in, out, op, before.present ? op(init, before.value) : init);
   return p.total.value;
 }
 
