@@ -18,6 +18,7 @@
 #include "bench_common.cuh"
 
 #include <tilekit/cub.cuh>
+#include <tilekit/device/reduce.cuh>
 
 #include <benchmark/benchmark.h>
 #include <cub/device/device_reduce.cuh>
@@ -171,6 +172,13 @@ void run_reduce(impl i, int n) {
   else reduce(i, n);
 }
 
+// tilekit's allocating form (its temporary storage from its pool, in the stream), next
+// to CUB's two-phase call with storage allocated beforehand.
+void run_reduce_alloc(impl i, int n) {
+  if (i == impl::tilekit) CHECK(tilekit::device::sum(ws().in, std::int64_t(n), ws().out));
+  else reduce(i, n);
+}
+
 std::vector<int> fetch(int n) {
   std::vector<int> h(n);
   CHECK(cudaDeviceSynchronize());
@@ -184,9 +192,12 @@ bool agrees(int n) {
   const int want = fetch(1)[0];
   run_reduce(impl::tilekit, n);
   const int got = fetch(1)[0];
+  CHECK(cudaMemset(ws().out, 0xCD, sizeof(int)));
+  run_reduce_alloc(impl::tilekit, n);
+  const int got_alloc = fetch(1)[0];
   run_reduce(impl::thrust, n);
-  if (got != want || thrust_sum != want) {
-    std::fprintf(stderr, "reduce n=%d: tilekit %d, thrust %d, cub %d\n", n, got, thrust_sum, want);
+  if (got != want || got_alloc != want || thrust_sum != want) {
+    std::fprintf(stderr, "reduce n=%d: tilekit %d (allocating form %d), thrust %d, cub %d\n", n, got, got_alloc, thrust_sum, want);
     return false;
   }
   scan(impl::cub, n);
@@ -258,7 +269,7 @@ std::size_t kept(int n, int which) {
 
 void add(const std::string& algo, impl i, int log_n) {
   const int n = 1 << log_n;
-  const double bytes = algo == "reduce" || algo == "histogram1024" ? 4.0 * n
+  const double bytes = algo == "reduce" || algo == "reduce_alloc" || algo == "histogram1024" ? 4.0 * n
                        : algo == "histogram256_u8"                   ? 1.0 * n
                        : algo == "scan"                              ? 8.0 * n
                        : algo == "select"                            ? 4.0 * (double(n) + double(kept(n, 0)))
@@ -271,6 +282,7 @@ void add(const std::string& algo, impl i, int log_n) {
         s,
         [&] {
           if (algo == "reduce") run_reduce(i, n);
+          else if (algo == "reduce_alloc") run_reduce_alloc(i, n);
           else if (algo == "scan") scan(i, n);
           else if (algo == "select" || algo == "unique") run_select(i, n, algo == "select" ? 0 : 1);
           else if (algo == "partition" || algo == "rle") run_partition_rle(i, n, algo == "partition" ? 0 : 1);
@@ -294,6 +306,7 @@ int main(int argc, char** argv) {
       if (!agrees(1 << log_n) || !agrees((1 << log_n) - 3)) std::exit(1);
       bench::add_limits(log_n, ws().in, ws().out, std::size_t(4) << max_log);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("reduce", i, log_n);
+      for (impl i : {impl::tilekit, impl::cub}) add("reduce_alloc", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("scan", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("select", i, log_n);
       for (impl i : {impl::tilekit, impl::cub, impl::thrust}) add("unique", i, log_n);

@@ -96,7 +96,7 @@ void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::s
   dbuf<std::int64_t> index(1, poison<std::int64_t>());
   const auto e = run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data() + skip}, n,
                                    tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
-                                   tilekit::detail::arg_extremum<Max>{}, tilekit::arg_item<T>{0, T{}, false});
+                                   tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>());
   T want = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   std::int64_t at = 1;  // CUB's answer for an empty input
   for (std::int64_t i = 0; i < n; ++i) {
@@ -235,6 +235,17 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
   std::vector<int> equal(n, 7);
   check_arg_extremum<false>(equal, std::int64_t(n), "all equal");
   check_arg_extremum<true>(equal, std::int64_t(n), "all equal");
+  // Items equal to the arg operations' identity value (+inf for ArgMin, -inf for ArgMax,
+  // the type's max / lowest for integers): still the first item, not "no item".
+  for (float inf : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()}) {
+    std::vector<float> infinite(n, inf);
+    check_arg_extremum<false>(infinite, std::int64_t(n), "all infinite");
+    check_arg_extremum<true>(infinite, std::int64_t(n), "all infinite");
+  }
+  std::vector<int> extreme(n, std::numeric_limits<int>::max());
+  check_arg_extremum<false>(extreme, std::int64_t(n), "all int max");
+  std::fill(extreme.begin(), extreme.end(), std::numeric_limits<int>::lowest());
+  check_arg_extremum<true>(extreme, std::int64_t(n), "all int lowest");
 }
 
 BOOST_AUTO_TEST_CASE(float_results_repeat_bitwise) {
@@ -246,6 +257,42 @@ BOOST_AUTO_TEST_CASE(float_results_repeat_bitwise) {
   BOOST_TEST(run_device_reduce(in.data(), std::int64_t(n), a.data(), tilekit::plus{}, 0.0f) == ::backend::launcher().success);
   BOOST_TEST(run_device_reduce(in.data(), std::int64_t(n), b.data(), tilekit::plus{}, 0.0f) == ::backend::launcher().success);
   BOOST_TEST(same_value(a.to_host()[0], b.to_host()[0]), "two runs differ: " << show(a.to_host()[0]) << " vs " << show(b.to_host()[0]));
+}
+
+// One temporary storage for calls back to back, never cleared: each call's blocks mark
+// their totals with the launch's tag, so the last block never takes a total left by an
+// earlier call (different data and sizes here, so a stale total changes the result).
+BOOST_AUTO_TEST_CASE(temporary_storage_reused_without_clearing) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher_later_blocks_first();
+  const std::size_t max_n = ::backend::device_max_items();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
+                                       std::int64_t(max_n), static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
+                                       std::uint64_t(0)) == launcher.success);
+  dbuf<unsigned char> temp(bytes, 0xCD);
+  // A few full chunks and 5 items more: the last block has only those 5, so it polls
+  // while the others still work (a stale mark would be taken then).
+  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*>::chunk);
+  for (int call = 0; call < 8; ++call) {
+    const std::size_t n = call % 4 == 0 ? max_n
+                          : call % 4 == 1 ? max_n / 2 + std::size_t(g() % (max_n / 2))
+                                          : std::size_t(call) * chunk + 5;
+    std::vector<std::uint64_t> data = random_vector<std::uint64_t>(n, g);  // sums wrap, as unsigned
+    dbuf<std::uint64_t> in(data), out(1, poison<std::uint64_t>());
+    std::size_t have = bytes;
+    const auto e = tilekit::device_reduce(launcher, temp.data(), have, in.data(), std::int64_t(n), out.data(),
+                                          tilekit::plus{}, std::uint64_t(call));
+    ::backend::sync();
+    std::uint64_t want = std::uint64_t(call);
+    for (auto x : data) want += x;
+    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on the same temporary storage, n=" << n
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      BOOST_TEST(out.to_host()[0] == want);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

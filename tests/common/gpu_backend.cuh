@@ -82,6 +82,8 @@ struct gpu_backend {
   /// A launcher whose dispatch picks the fewest blocks it can (the simulator's pretends
   /// one multiprocessor; the GPU's is the GPU): every thread gets more of the work.
   static tilekit::gpu_launcher launcher_with_few_blocks() { return {}; }
+  /// The GPU's own schedule (the simulator's counterpart runs later blocks ahead).
+  static tilekit::gpu_launcher launcher_later_blocks_first() { return {}; }
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
   /// TILEKIT_TEST_SMALL=1 (set under compute-sanitizer): smaller device-wide cases.
   static bool small() {

@@ -86,6 +86,13 @@ struct sim_backend {
     l.sms = 1;
     return l;
   }
+  /// A launcher whose rounds run later blocks ahead of earlier ones (a block that waits
+  /// for another polls before that one has written).
+  static tilekit::sim::launcher launcher_later_blocks_first() {
+    tilekit::sim::launcher l = launcher();
+    l.opt.later_blocks_first = true;
+    return l;
+  }
   static constexpr int invalid_value = tilekit::sim::launcher::invalid_value;
   /// Largest inputs of the device-wide cases (fibers are slow).
   /// Whether the device-wide cases run counts past 2^31 and 2^32 (iterator inputs).

@@ -11,6 +11,9 @@ using backend = tk_test::gpu_backend;
 #include <cub/device/device_reduce.cuh>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <memory>
+
 namespace {
 
 using tk_test::two_phase;
@@ -183,6 +186,123 @@ BOOST_AUTO_TEST_CASE(under_graph_capture) {
   TK_CUDA_CHECK(cudaGraphDestroy(graph));
   TK_CUDA_CHECK(cudaFree(temp));
   TK_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// ---- one launch, no memset: the slots' tags across calls, graph replays and streams
+
+namespace {
+
+// in = inputs + (*next) * n, one slice per replay.
+__global__ void pick_slice(const int* inputs, int* in, long long n, const unsigned* next) {
+  const int* from = inputs + (long long)(*next) * n;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    in[i] = from[i];
+}
+
+__global__ void keep_result(const long long* out, long long* results, unsigned* next) {
+  results[*next] = *out;
+  *next += 1;
+}
+
+std::vector<long long> slice_sums(const std::vector<int>& all, std::size_t n) {
+  std::vector<long long> sums(all.size() / n, 0);
+  for (std::size_t k = 0; k < sums.size(); ++k)
+    for (std::size_t i = 0; i < n; ++i) sums[k] += all[k * n + i];
+  return sums;
+}
+
+}  // namespace
+
+// A graph of (copy slice k into the input, reduce, keep the result) replayed 100 times on
+// the same temporary storage, never cleared: each replay must sum its own slice (the
+// replays repeat the call's tag, so a slot the previous replay left unread would add a
+// stale total).
+BOOST_AUTO_TEST_CASE(graph_replayed_100_times_on_the_same_storage) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  constexpr unsigned replays = 100;
+  const std::size_t n = tk_test::gpu_backend::small() ? 100003 : 1000003;  // many blocks
+  std::vector<int> all(n * replays);
+  for (auto& x : all) x = int(g() % 2001) - 1000;
+  tk_test::device_buffer<int> inputs(all), in(n, 0);
+  tk_test::device_buffer<long long> out(1, tk_test::poison<long long>()), results(replays, tk_test::poison<long long>());
+  tk_test::device_buffer<unsigned> next(1, 0u);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device::reduce(nullptr, bytes, in.data(), std::int64_t(n), out.data(), tilekit::plus{}, 0ll) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes, 0xCD);
+  cudaStream_t stream;
+  TK_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  pick_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
+  BOOST_TEST(tilekit::device::reduce(temp.data(), bytes, in.data(), std::int64_t(n), out.data(), tilekit::plus{}, 0ll,
+                                     stream) == cudaSuccess);
+  keep_result<<<1, 1, 0, stream>>>(out.data(), results.data(), next.data());
+  TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (unsigned i = 0; i < replays; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto want = slice_sums(all, n);
+  const auto got = results.to_host();
+  int wrong = 0;
+  for (unsigned k = 0; k < replays; ++k) wrong += got[k] != want[k];
+  BOOST_TEST(wrong == 0, wrong << " of " << replays << " replays wrong (first: replay "
+                               << (std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin())
+                               << "), TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  TK_CUDA_CHECK(cudaGraphDestroy(graph));
+  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// Calls on 8 streams at once, each stream with its own temporary storage (reused by its
+// calls, never cleared) and its own data; float sums must also repeat bitwise.
+BOOST_AUTO_TEST_CASE(concurrent_calls_on_8_streams) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  constexpr int streams = 8, calls = 12;
+  const std::size_t n = tk_test::gpu_backend::small() ? 50001 : 2000003;
+  std::vector<std::vector<float>> data(streams);
+  std::vector<std::unique_ptr<tk_test::device_buffer<float>>> in, out;
+  std::vector<std::unique_ptr<tk_test::device_buffer<unsigned char>>> temp;
+  std::vector<cudaStream_t> s(streams);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device::reduce(nullptr, bytes, static_cast<const float*>(nullptr), std::int64_t(n),
+                                        static_cast<float*>(nullptr), tilekit::plus{}, 0.0f) == cudaSuccess);
+  for (int k = 0; k < streams; ++k) {
+    data[k] = tk_test::random_vector<float>(n - std::size_t(k) * 17, g);
+    in.push_back(std::make_unique<tk_test::device_buffer<float>>(data[k]));
+    out.push_back(std::make_unique<tk_test::device_buffer<float>>(std::size_t(calls), tk_test::poison<float>()));
+    temp.push_back(std::make_unique<tk_test::device_buffer<unsigned char>>(bytes, 0xCD));
+    TK_CUDA_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+  }
+  for (int c = 0; c < calls; ++c)
+    for (int k = 0; k < streams; ++k) {
+      std::size_t b = bytes;
+      BOOST_TEST(tilekit::device::reduce(temp[k]->data(), b, in[k]->data(), std::int64_t(data[k].size()),
+                                         out[k]->data() + c, tilekit::plus{}, 0.0f, s[k]) == cudaSuccess);
+    }
+  TK_CUDA_CHECK(cudaDeviceSynchronize());
+  for (int k = 0; k < streams; ++k) {
+    const auto got = out[k]->to_host();
+    double want = 0, scale = 0;
+    for (float x : data[k]) want += x, scale += std::fabs(x);
+    BOOST_TEST_CONTEXT("stream " << k << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+      BOOST_TEST(std::fabs(double(got[0]) - want) <= 1e-5 * scale, "sum " << got[0] << ", want " << want);
+      for (int c = 1; c < calls; ++c) BOOST_TEST(tk_test::same_value(got[c], got[0]), "call " << c << ": " << got[c] << " vs " << got[0]);
+    }
+  }
+  for (auto& x : s) TK_CUDA_CHECK(cudaStreamDestroy(x));
+}
+
+// tilekit::device::sum accumulates in the output's type (int items, long long sum), as
+// cub::DeviceReduce::Sum: the int sum would overflow.
+BOOST_AUTO_TEST_CASE(sum_accumulates_in_the_output_type) {
+  for (std::size_t n : {std::size_t(3000), std::size_t(1) << 22}) {
+    std::vector<int> h(n, 1 << 20);  // 2^20 * 3000 > 2^31
+    tk_test::device_buffer<int> in(h);
+    tk_test::device_buffer<long long> out(1, tk_test::poison<long long>());
+    BOOST_TEST(tilekit::device::sum(in.data(), std::int64_t(n), out.data()) == cudaSuccess);
+    BOOST_TEST(out.to_host()[0] == (long long)n << 20, "n=" << n);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

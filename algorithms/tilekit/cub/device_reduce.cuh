@@ -4,7 +4,7 @@
 //
 // Covered: Reduce, Sum, Min, Max, ArgMin, ArgMax, TransformReduce, with CUB's signatures (CCCL 3.0)
 // and its two-phase temp-storage protocol. Differences from CUB: results come from
-// one kernel launch (plus a 4-byte memset when more than one block runs); num_items
+// one kernel launch and nothing else (CUB: two kernels); num_items
 // of any integer type up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue.
 // ArgMin / ArgMax: the current interface (separate value and index outputs, int64
 // indices); not the deprecated KeyValuePair one.
@@ -23,9 +23,7 @@ using it_value_t = tilekit::detail::value_of<It>;
 
 // The output iterator's value type, or In's when the output's is void (CUB's non_void_value_t).
 template <class Out, class In>
-using sum_t = tilekit::detail::stdx::conditional_t<
-    tilekit::detail::stdx::is_void<typename ::cuda::std::iterator_traits<Out>::value_type>::value, it_value_t<In>,
-    typename ::cuda::std::iterator_traits<Out>::value_type>;
+using sum_t = tilekit::detail::output_value<Out, it_value_t<In>>;
 
 // in[i] as transform(in[i]): an input iterator for TransformReduce.
 template <class In, class F>
@@ -43,8 +41,9 @@ struct transformed {
 /// the second call, with that many bytes of device memory, queues the work in stream.
 /// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in pointer
 /// with num_items > 0, a null output pointer, or a too small temp_storage_bytes; else the launch's.
-/// Differences from CUB: one kernel launch (plus a 4-byte memset when more than one block runs;
-/// CUB takes two); num_items of any integer type up to 2^63 - 1; a negative one is an error.
+/// Differences from CUB: one kernel launch and nothing else (CUB takes two kernels; the
+/// temporary storage needs no initialisation, and where one block reads every item the call
+/// does not touch it); num_items of any integer type up to 2^63 - 1; a negative one is an error.
 struct DeviceReduce {
   /// *d_out = init op d_in[0] op ... op d_in[num_items - 1]. reduction_op must be associative and
   /// commutative (items meet in an order set by the grid, fixed for a given num_items and device, so

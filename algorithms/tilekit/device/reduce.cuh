@@ -18,10 +18,16 @@
 // The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
 //
 // device_reduce(launcher, temp, temp_bytes, in, n, out, op, init): *out = init op
-// (op over in[0 .. n)), in ONE kernel launch (CUB takes two). Each block folds its
-// chunks (16-byte vector loads where the input is an aligned pointer), reduces them
-// as a block, and publishes its total; the last block to finish (a ticket counter,
-// zeroed before the launch) combines the totals in block order and writes *out.
+// (op over in[0 .. n)), in ONE kernel launch and nothing else (no memset; CUB takes
+// two kernels). Each block folds its chunks (16-byte vector loads where the input is
+// an aligned pointer) and reduces them as a block; every block but the last writes
+// its total to the temporary storage, each 8 bytes of it in one 16-byte store beside a
+// tag drawn for the call (a per-process counter mixed with a random salt, never 0);
+// the last block polls each slot until it holds the tag, combines the totals in block
+// order, writes *out, and clears the slots it read. So the temporary storage needs no
+// initialisation and no fence orders anything; calls on several streams (each with its
+// own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
+// call's tag, but each finds the slots its predecessor cleared).
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
@@ -34,16 +40,21 @@
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/reduce.cuh>
 
+#include <cstring>
+
 namespace tilekit {
 
 // ---- arg_min / arg_max: a reduce over (index, value) pairs ----
 
-/// An item with its index; `valid` false: no item (the identity of the arg ops).
+/// An item with its index. The arg operations' identity is {no_index, +infinity or the type's
+/// max (ArgMax: -infinity or lowest)}: any item beats it, or ties its value and wins on the
+/// lower index (a NaN ties everything).
 template <class T>
 struct arg_item {
-  std::int64_t index;  ///< the item's position in the input
+  std::int64_t index;  ///< the item's position in the input (no_index: no item)
   T value;             ///< the item
-  bool valid;          ///< false: no item (then index and value mean nothing)
+  /// The index of the identity (no item): above every real index.
+  static constexpr std::int64_t no_index = detail::stdx::numeric_limits<std::int64_t>::max();
 };
 
 namespace detail {
@@ -53,7 +64,7 @@ template <class In>
 struct indexed_input {
   using T = value_of<In>;
   In in;
-  TILEKIT_HD arg_item<T> operator[](count_t i) const { return {i, T(in[i]), true}; }
+  TILEKIT_HD arg_item<T> operator[](count_t i) const { return {i, T(in[i])}; }
 };
 
 // Where the grid reduce reads 16-byte vectors: In itself where it is an aligned
@@ -71,7 +82,7 @@ struct vector_source<indexed_input<P>> {
   using pointer = P;
   TILEKIT_HD static P base(const indexed_input<P>& in) { return in.in; }
   template <class V>
-  TILEKIT_HD static arg_item<V> item(count_t i, const V& x) { return {i, x, true}; }
+  TILEKIT_HD static arg_item<V> item(count_t i, const V& x) { return {i, x}; }
 };
 
 }  // namespace detail
@@ -90,17 +101,18 @@ struct reduce_shape {
 template <unsigned Threads, class In, class Out, class T, class Op>
 struct reduce_kernel {
   using shape = reduce_shape<In>;
-  struct shared_t {
-    reduce_storage<T, Threads> reduce;
-    bool last;
-  };
+  static constexpr unsigned tail_batch = 4;  // tail loads in flight per thread before they are combined
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
   Out out;
   Op op;
   T init;
-  T* partials;       // one per block
-  unsigned* ticket;  // zero at launch
+  // Block b's total as `words` 8-byte words, each stored with the call's tag in one
+  // 16-byte access (slots + 2 * (b * words + k) holds {tag, word k}): a reader that sees
+  // the tag sees the word stored with it, with no fence on either side.
+  static constexpr unsigned words = unsigned((sizeof(T) + 7) / 8);
+  unsigned long long* slots;
+  unsigned long long tag;  // this call's (never 0; the last block leaves 0 in every slot it read)
 
   // op over the items of full chunk t held by this thread.
   TILEKIT_EXEC_CHECK_DISABLE
@@ -129,12 +141,18 @@ struct reduce_kernel {
     }
   }
 
+  // The i-th item past the full chunks: the head first, then what follows the last full chunk.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD T rest_item(count_t i) const {
+    return T(in[i < head ? i : head + whole_chunks * shape::chunk + (i - head)]);
+  }
+
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    shared_t& s = ctx.template shared<shared_t>();
+    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
     const unsigned rank = block.thread_rank();
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     if (n == 0) {
@@ -148,60 +166,93 @@ struct reduce_kernel {
       acc = have ? op(acc, part) : part;
       have = true;
     }
-    // The head and the tail past the full chunks go to the block next in line.
-    const count_t rest = n - whole_chunks * shape::chunk, tail = head + whole_chunks * shape::chunk;
+    // The head and the tail past the full chunks go to the block next in line; each
+    // thread loads a batch of its items before combining any (independent loads).
+    const count_t rest = n - whole_chunks * shape::chunk;
     if (rest > 0 && b == whole_chunks % blocks) {
-      for (count_t i = rank; i < rest; i += Threads) {
-        const T x = T(in[i < head ? i : tail + (i - head)]);
-        acc = have ? op(acc, x) : x;
-        have = true;
+      for (count_t first = rank; first < rest; first += count_t(tail_batch) * Threads) {
+        T x[tail_batch];
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < tail_batch; ++k)
+          x[k] = rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);  // past rest: unused
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < tail_batch; ++k)
+          if (first + count_t(k) * Threads < rest) {
+            acc = have ? op(acc, x[k]) : x[k];
+            have = true;
+          }
       }
     }
     // Threads with items are a prefix of the block: all of them, or the first `rest`.
     const unsigned valid = b < whole_chunks || rest >= count_t(Threads) ? Threads : unsigned(rest);
-    const T total =
-        valid == Threads ? tilekit::reduce(block, acc, op, s.reduce) : tilekit::reduce(block, acc, op, s.reduce, valid);
+    const T total = valid == Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
     if (blocks == 1) {
       if (rank == 0) *out = op(init, total);
       return;
     }
-    if (rank == 0) {
-      partials[b] = total;
-      be::fence();  // the total is visible before the ticket is
-      s.last = be::atomic_add(ticket, 1u) == unsigned(blocks - 1);
+    // Every block but the last publishes its total under the call's tag; the last block
+    // (the last to start, so it waits only for blocks already running) takes them in
+    // block order, then its own, and clears each slot it read. The tag makes the slots
+    // valid whatever the storage held before (no memset, no ticket); the clearing makes
+    // a graph replay, which repeats the tag, start from slots without it.
+    const count_t last = blocks - 1;
+    if (b < last) {
+      if (rank == 0) {
+        unsigned long long w[words] = {};
+        std::memcpy(w, &total, sizeof(T));
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < words; ++k) be::store_relaxed_pair(slots + 2 * (count_t(b) * words + k), tag, w[k]);
+      }
+      return;
     }
-    block.sync();
-    if (!s.last) return;
-    be::fence();
     acc = init;
     have = false;
-    for (count_t i = rank; i < blocks; i += Threads) {
-      acc = have ? op(acc, partials[i]) : partials[i];
+    for (count_t i = rank; i < last; i += Threads) {
+      unsigned long long w[words];
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < words; ++k) {
+        unsigned long long* slot = slots + 2 * (i * words + k);
+        for (unsigned long long seen = 0;;) {
+          be::load_relaxed_pair(slot, seen, w[k]);
+          if (seen == tag) break;
+          be::pause(reduce_tuning::poll_ns);
+        }
+        be::store_relaxed_pair(slot, 0ull, 0ull);
+      }
+      T x = total;  // T need not be default constructible
+      std::memcpy(static_cast<void*>(&x), w, sizeof(T));
+      acc = have ? op(acc, x) : x;
       have = true;
     }
-    const unsigned count = blocks < count_t(Threads) ? unsigned(blocks) : Threads;
-    const T all = tilekit::reduce(block, acc, op, s.reduce, count);
-    if (rank == 0) *out = op(init, all);
+    const unsigned count = last < count_t(Threads) ? unsigned(last) : Threads;
+    const T others = tilekit::reduce(block, acc, op, s, count);
+    if (rank == 0) *out = op(init, op(others, total));
   }
 };
 
 /// The smaller (Max: larger) value by `<`, the lower index among equals: a total
 /// order on (value, index) where `<` is one on values, so any combination order
-/// gives the same result.
+/// gives the same result. Branch-free: two compares and a select.
 template <bool Max>
 struct arg_extremum {
   template <class T>
   TILEKIT_HD arg_item<T> operator()(const arg_item<T>& a, const arg_item<T>& b) const {
-    if (!a.valid) return b;
-    if (!b.valid) return a;
-    if (Max ? a.value < b.value : b.value < a.value) return b;
-    if (Max ? b.value < a.value : a.value < b.value) return a;
-    return b.index < a.index ? b : a;
+    const bool b_better = Max ? a.value < b.value : b.value < a.value;
+    const bool a_better = Max ? b.value < a.value : a.value < b.value;
+    return b_better || (!a_better && b.index < a.index) ? b : a;
   }
 };
 
-/// Writes an arg_item to two outputs, CUB's way: an empty input gives the type's
-/// max (Max: lowest) and the index 1.
+/// The identity of arg_extremum<Max> over T (T has numeric_limits).
+template <bool Max, class T>
+TILEKIT_HD arg_item<T> arg_identity() {
+  using limits = stdx::numeric_limits<T>;
+  if constexpr (limits::has_infinity) return {arg_item<T>::no_index, Max ? -limits::infinity() : limits::infinity()};
+  else return {arg_item<T>::no_index, Max ? limits::lowest() : limits::max()};
+}
+
+/// Writes an arg_item to two outputs, CUB's way: an empty input (the identity) gives
+/// the type's max (Max: lowest) and the index 1.
 template <bool Max, class T, class ValueOut, class IndexOut>
 struct arg_output {
   ValueOut value_out;
@@ -209,8 +260,9 @@ struct arg_output {
   struct proxy {
     const arg_output& o;
     TILEKIT_HD void operator=(const arg_item<T>& r) const {
-      *o.value_out = r.valid ? r.value : (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max());
-      *o.index_out = r.valid ? r.index : 1;
+      const bool none = r.index == arg_item<T>::no_index;
+      *o.value_out = none ? (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max()) : r.value;
+      *o.index_out = none ? 1 : r.index;
     }
   };
   TILEKIT_HD proxy operator*() const { return proxy{*this}; }
@@ -233,10 +285,13 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   using shape = typename body_t::shape;
   const unsigned sms = launcher.sm_count();
   const unsigned max_blocks = (sms > 0 ? sms : 1) * reduce_tuning::blocks_per_sm;
-  detail::temp_carver carve(temp);
-  T* partials = carve.take<T>(max_blocks);
-  unsigned* ticket = carve.take<unsigned>(1);
   if (n < 0) return launcher.invalid_value;  // the size query too
+  // Storage for the totals of at most n / chunk + 2 blocks (whatever the alignment), none
+  // where one block reads everything: then the call needs no temporary storage at all.
+  const detail::count_t most = n / shape::chunk + 2;
+  const detail::count_t bound = n <= shape::chunk ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
+  detail::temp_carver carve(temp);
+  unsigned long long* slots = bound > 1 ? carve.take<unsigned long long>(std::size_t(bound) * body_t::words * 2) : nullptr;
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
     return launcher.success;
@@ -246,11 +301,12 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
   const detail::count_t whole_chunks = (n - head) / shape::chunk;
   const detail::count_t units = whole_chunks + (n - whole_chunks * shape::chunk > 0 ? 1 : 0);
-  const unsigned grid = units < detail::count_t(max_blocks) ? unsigned(units > 0 ? units : 1) : max_blocks;
-  if (grid > 1)
-    if (auto e = launcher.zero(ticket, sizeof(unsigned)); e != launcher.success) return e;
-  return launcher.run(grid, threads, body_t{in, n, head, whole_chunks, out, op, init, partials, ticket},
-                      sizeof(typename body_t::shared_t));
+  const unsigned grid = units < bound ? unsigned(units > 0 ? units : 1) : unsigned(bound);  // bound: max_blocks, or above units
+  // The slots may hold anything (any content is valid: a tag other than the call's means
+  // "not yet written"); tell a memory checker so (compute-sanitizer initcheck, through NVTX).
+  if (grid > 1) launcher.assume_initialized(slots, std::size_t(grid) * body_t::words * 16);
+  return launcher.run(grid, threads, body_t{in, n, head, whole_chunks, out, op, init, slots, detail::next_call_tag()},
+                      sizeof(reduce_storage<T, threads>));
 }
 
 namespace detail {
@@ -300,9 +356,11 @@ cudaError_t reduce(In in, std::int64_t n, Out out, Op op, T init, cudaStream_t s
   });
 }
 
+/// The sum, accumulated in out's value type where it has one (int items into a long
+/// long output add as long long), else in the items' type, as cub::DeviceReduce::Sum.
 template <class In, class Out>
 cudaError_t sum(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
-  using T = tilekit::detail::value_of<In>;
+  using T = tilekit::detail::output_value<Out, tilekit::detail::value_of<In>>;
   return device::reduce(in, n, out, plus{}, identity<T>(plus{}), stream);
 }
 
@@ -329,11 +387,10 @@ cudaError_t arg_extremum(void* temp, std::size_t& temp_bytes, In in, std::int64_
   using tilekit::detail::is_null;
   if (temp != nullptr && (is_null(value_out) || is_null(index_out) || (n > 0 && is_null(in))))
     return cudaErrorInvalidValue;
-  const arg_item<T> none{0, T{}, false};
   auto items = tilekit::detail::unwrap(in);  // a thrust::device_ptr as its pointer: vector loads
   return device::reduce(temp, temp_bytes, tilekit::detail::indexed_input<decltype(items)>{items}, n,
                         tilekit::detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out},
-                        tilekit::detail::arg_extremum<Max>{}, none, stream);
+                        tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>(), stream);
 }
 
 template <class In, class ValueOut, class IndexOut>

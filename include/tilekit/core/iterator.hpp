@@ -33,6 +33,20 @@ struct value_of_impl<It, stdx::void_t<typename stdx::iterator_traits<It>::value_
 template <class It>
 using value_of = remove_cvref_t<typename value_of_impl<remove_cvref_t<It>>::type>;
 
+template <class Out, class Fallback, class = void>
+struct output_value_impl {  // no iterator_traits: Fallback
+  using type = Fallback;
+};
+template <class Out, class Fallback>
+struct output_value_impl<Out, Fallback, stdx::void_t<typename stdx::iterator_traits<Out>::value_type>> {
+  using value = typename stdx::iterator_traits<Out>::value_type;
+  using type = typename stdx::conditional<stdx::is_void<value>::value, Fallback, value>::type;
+};
+/// The value type an output iterator writes (a pointer's pointee), or Fallback where it
+/// has none (void, as output-only iterators declare): what a sum accumulates in (CUB's rule).
+template <class Out, class Fallback>
+using output_value = remove_cvref_t<typename output_value_impl<remove_cvref_t<Out>, Fallback>::type>;
+
 template <class It, class = void>
 inline constexpr bool wraps_pointer_v = false;
 /// Iterators that hold a raw pointer and give it by get() (thrust::device_ptr): the

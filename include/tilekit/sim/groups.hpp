@@ -11,7 +11,7 @@ namespace tilekit::sim {
 /// The simulator's backend: raw intrinsics on simulated lanes (intrinsics.hpp) and
 /// memory operations of simulated threads. One OS thread runs every simulated
 /// thread, so each memory operation is atomic and sequentially consistent. Each lets the other
-/// threads run: after a write (atomics, store_release), before a read
+/// threads run: after a write (atomics, store_release), after a read
 /// (load_acquire), so a spin-wait on a flag makes progress; a spin-wait that
 /// can never end is reported as a livelock.
 struct backend {
@@ -55,17 +55,20 @@ struct backend {
     written();
     return old;
   }
-  /// A device-scope acquire load: what a spin-wait polls.
+  /// A device-scope acquire load: what a spin-wait polls. It reads, then lets the others
+  /// run: a reader that does not wait for a writer reads before the writer has run.
   template <class T>
   static T load_acquire(const T* address) {
+    const T value = *address;
     detail::runtime::get().spin_point();
-    return *address;
+    return value;
   }
   /// A device-scope relaxed load (polled like load_acquire).
   template <class T>
   static T load_relaxed(const T* address) {
+    const T value = *address;
     detail::runtime::get().spin_point();
-    return *address;
+    return value;
   }
   /// A device-scope relaxed store.
   template <class T>
@@ -81,9 +84,9 @@ struct backend {
   }
   /// Reads address[0] into first and address[1] into second as one access (polled like load_acquire).
   static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first, unsigned long long& second) {
-    detail::runtime::get().spin_point();
     first = address[0];
     second = address[1];
+    detail::runtime::get().spin_point();
   }
   /// A device-scope release store.
   template <class T>
@@ -276,6 +279,9 @@ struct launcher {
     std::memset(p, 0, bytes);
     return success;
   }
+  /// The GPU launcher tells a memory checker that storage read before it is written is
+  /// initialised; nothing to do here.
+  void assume_initialized(void*, std::size_t) const {}
 };
 
 }  // namespace tilekit::sim

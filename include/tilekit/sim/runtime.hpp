@@ -86,6 +86,10 @@ struct options {
   std::string trace_svg;
   std::size_t trace_svg_max_steps = 64;  ///< rows the SVG draws at most; a note counts the rest
   unsigned resident_blocks = 4;          ///< blocks in flight at once, like blocks resident on SMs
+  /// Each scheduling round runs the resident blocks from the last to the first, so later
+  /// blocks run ahead of earlier ones: exposes a block that reads what an earlier block
+  /// has not written yet (by default earlier blocks run ahead).
+  bool later_blocks_first = false;
   std::size_t stack_bytes = 256 * 1024;  ///< stack of each simulated thread
 };
 
@@ -338,7 +342,8 @@ class runtime {
         if (resident_.empty()) break;
         bool ran = false, only_spins = true;
         const std::uint64_t epoch = epoch_;
-        for (auto& b : resident_) {
+        for (std::size_t k = 0; k < resident_.size(); ++k) {
+          auto& b = resident_[opt_.later_blocks_first ? resident_.size() - 1 - k : k];
           for (auto& t : b->threads) {
             if (t.st != sim_thread::state::runnable) continue;
             ran = true;

@@ -5,9 +5,17 @@
 #pragma once
 #include <tilekit/core/iterator.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <random>
+
 #if defined(__CUDACC__)
 #  include <tilekit/gpu/launch.cuh>
 #  include <cuda_runtime.h>
+
+#  include <cstdint>
+#  include <map>
+#  include <mutex>
 #endif
 
 namespace tilekit::detail {
@@ -31,17 +39,81 @@ class temp_carver {
   std::size_t used_ = 0;
 };
 
+/// A tag for one call of a kernel that publishes beside it in uninitialised temporary
+/// storage: a process-wide counter mixed (splitmix64) with a random number drawn once per
+/// process, so that stale slots from another call or process do not match; never 0 (what
+/// such kernels clear their slots to).
+inline unsigned long long next_call_tag() {
+  static const unsigned long long salt = [] {
+    unsigned long long x = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+    try {
+      std::random_device device;
+      x ^= (static_cast<unsigned long long>(device()) << 32) ^ device();
+    } catch (...) {  // no entropy source: the clock alone
+    }
+    return x;
+  }();
+  static std::atomic<unsigned long long> calls{0};
+  unsigned long long x = salt + 0x9e3779b97f4a7c15ull * (calls.fetch_add(1, std::memory_order_relaxed) + 1);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x != 0 ? x : 1;
+}
+
 }  // namespace tilekit::detail
 
 #if defined(__CUDACC__)
 namespace tilekit::device::detail {
-// Runs call(temp, temp_bytes) twice: the size query, then with storage allocated in the stream.
+
+/// Bytes of temporary storage the allocating forms' pool keeps reserved between calls
+/// (larger allocations go back to the device when the stream synchronises).
+inline constexpr std::uint64_t pool_keeps_bytes = std::uint64_t(64) << 20;
+
+/// The current device's memory pool for the allocating forms: its own (the device's
+/// default pool is the application's, and keeps nothing across a synchronisation by
+/// default, so each call would map memory again), created on first use, kept for the
+/// process. Null where the device has no memory pools (then cudaMallocAsync's default).
+inline cudaMemPool_t temp_pool() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return nullptr;
+  static std::mutex guard;
+  static std::map<int, cudaMemPool_t> pools;
+  std::lock_guard<std::mutex> lock(guard);
+  if (auto it = pools.find(device); it != pools.end()) return it->second;
+  cudaMemPool_t pool = nullptr;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  std::uint64_t keep = pool_keeps_bytes;
+  if (cudaMemPoolCreate(&pool, &props) != cudaSuccess ||
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+    if (pool != nullptr) (void)cudaMemPoolDestroy(pool);
+    (void)cudaGetLastError();  // memory pools unsupported: fall back, and leave no error behind
+    pool = nullptr;
+  }
+  pools.emplace(device, pool);
+  return pool;
+}
+
+// Runs call(temp, temp_bytes) twice: the size query, then with storage from the pool in
+// the stream. A call that needs no storage (the size query's 1 byte: nothing carved)
+// allocates nothing.
 template <class Call>
 cudaError_t with_temp(cudaStream_t stream, Call call) {
   std::size_t bytes = 0;
   if (cudaError_t e = call(nullptr, bytes); e != cudaSuccess) return e;
+  if (bytes <= 1) {
+    static unsigned char none;  // a non-null temp that is never dereferenced
+    return call(&none, bytes);
+  }
   void* temp = nullptr;
-  if (cudaError_t e = cudaMallocAsync(&temp, bytes, stream); e != cudaSuccess) return e;
+  const cudaMemPool_t pool = temp_pool();
+  if (cudaError_t e = pool != nullptr ? cudaMallocFromPoolAsync(&temp, bytes, pool, stream)
+                                      : cudaMallocAsync(&temp, bytes, stream);
+      e != cudaSuccess)
+    return e;
   const cudaError_t e = call(temp, bytes);
   const cudaError_t f = cudaFreeAsync(temp, stream);
   return e != cudaSuccess ? e : f;

@@ -7,11 +7,22 @@
 namespace tilekit {
 
 /// The device-wide reduce.
+/// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;
+#if defined(TILEKIT_REDUCE_VECTORS)
+  static constexpr unsigned vectors = TILEKIT_REDUCE_VECTORS;
+#else
   static constexpr unsigned vectors = 4;        // 16-byte loads per thread per chunk
+#endif
   static constexpr unsigned scalar_items = 16;  // items per thread per chunk for other inputs
-  static constexpr unsigned blocks_per_sm = 8;
+#if defined(TILEKIT_REDUCE_BLOCKS_PER_SM)
+  static constexpr unsigned blocks_per_sm = TILEKIT_REDUCE_BLOCKS_PER_SM;
+#else
+  static constexpr unsigned blocks_per_sm = 4;  // one wave (the kernel's 36-48 registers allow 5-6 blocks of 256):
+                                                // on the H200 0.98 -> 1.00x CUB at 2^28 against 8 (two waves)
+#endif
+  static constexpr unsigned poll_ns = 64;  // the last block's pause between polls of a total not yet published
 };
 
 /// The device-wide scan.
