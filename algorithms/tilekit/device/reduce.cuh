@@ -225,6 +225,7 @@ struct reduce_kernel {
       have = true;
     }
     const unsigned count = last < count_t(Threads) ? unsigned(last) : Threads;
+    block.sync();  // every thread has read the first reduce's result from s before s is reused
     const T others = tilekit::reduce(block, acc, op, s, count);
     if (rank == 0) *out = op(init, op(others, total));
   }
