@@ -205,28 +205,32 @@ struct reduce_kernel {
       }
       return;
     }
-    acc = init;
+    // The last block's first warp polls (the other warps are done): lane l takes blocks
+    // l, l + 32, ..., loading every word of a slot before checking their tags.
+    if (rank >= 32) return;
+    acc = total;  // T need not be default constructible; overwritten before use
     have = false;
-    for (count_t i = rank; i < last; i += Threads) {
-      unsigned long long w[words];
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < words; ++k) {
-        unsigned long long* slot = slots + 2 * (i * words + k);
-        for (unsigned long long seen = 0;;) {
-          be::load_relaxed_pair(slot, seen, w[k]);
-          if (seen == tag) break;
-          be::pause(reduce_tuning::poll_ns);
-        }
-        be::store_relaxed_pair(slot, 0ull, 0ull);
+    for (count_t i = rank; i < last; i += 32) {
+      unsigned long long* slot = slots + 2 * i * words;
+      unsigned long long w[words], seen[words];
+      for (;;) {
+        bool all = true;
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < words; ++k) be::load_relaxed_pair(slot + 2 * k, seen[k], w[k]);
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < words; ++k) all = all && seen[k] == tag;
+        if (all) break;
+        be::pause(reduce_tuning::poll_ns);
       }
-      T x = total;  // T need not be default constructible
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < words; ++k) be::store_relaxed_pair(slot + 2 * k, 0ull, 0ull);
+      T x = total;
       std::memcpy(static_cast<void*>(&x), w, sizeof(T));
       acc = have ? op(acc, x) : x;
       have = true;
     }
-    const unsigned count = last < count_t(Threads) ? unsigned(last) : Threads;
-    block.sync();  // every thread has read the first reduce's result from s before s is reused
-    const T others = tilekit::reduce(block, acc, op, s, count);
+    auto warp = tilekit::tiled_partition<32>(block);
+    const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
     if (rank == 0) *out = op(init, op(others, total));
   }
 };

@@ -7,7 +7,7 @@
 namespace tilekit {
 
 /// The device-wide reduce.
-/// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM override (for measuring).
+/// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;
 #if defined(TILEKIT_REDUCE_VECTORS)
@@ -22,7 +22,11 @@ struct reduce_tuning {
   static constexpr unsigned blocks_per_sm = 4;  // one wave (the kernel's 36-48 registers allow 5-6 blocks of 256):
                                                 // on the H200 0.98 -> 1.00x CUB at 2^28 against 8 (two waves)
 #endif
-  static constexpr unsigned poll_ns = 64;  // the last block's pause between polls of a total not yet published
+#if defined(TILEKIT_REDUCE_POLL_NS)
+  static constexpr unsigned poll_ns = TILEKIT_REDUCE_POLL_NS;
+#else
+  static constexpr unsigned poll_ns = 32;  // the last block's pause between polls of a total not yet published
+#endif
 };
 
 /// The device-wide scan.
