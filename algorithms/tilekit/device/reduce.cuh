@@ -205,12 +205,9 @@ struct reduce_kernel {
       }
       return;
     }
-    // The last block's first warp polls (the other warps are done): lane l takes blocks
-    // l, l + 32, ..., loading every word of a slot before checking their tags.
-    if (rank >= 32) return;
-    acc = total;  // T need not be default constructible; overwritten before use
-    have = false;
-    for (count_t i = rank; i < last; i += 32) {
+    // The last block takes block i's total: polls its slot until every word holds the
+    // tag (all words loaded before any is checked), then clears it.
+    auto take = [&](count_t i) {
       unsigned long long* slot = slots + 2 * i * words;
       unsigned long long w[words], seen[words];
       for (;;) {
@@ -224,13 +221,29 @@ struct reduce_kernel {
       }
       TILEKIT_UNROLL
       for (unsigned k = 0; k < words; ++k) be::store_relaxed_pair(slot + 2 * k, 0ull, 0ull);
-      T x = total;
+      T x = total;  // T need not be default constructible
       std::memcpy(static_cast<void*>(&x), w, sizeof(T));
+      return x;
+    };
+    acc = total;  // overwritten before use
+    have = false;
+    if (last <= 32) {  // few blocks: the first warp alone, no barrier (the other warps are done)
+      if (rank >= 32) return;
+      if (count_t(rank) < last) acc = take(rank), have = true;
+      auto warp = tilekit::tiled_partition<32>(block);
+      const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
+      if (rank == 0) *out = op(init, op(others, total));
+      return;
+    }
+    // Many blocks: every thread polls a few (one round trip each, in parallel), then a block reduce.
+    for (count_t i = rank; i < last; i += Threads) {
+      const T x = take(i);
       acc = have ? op(acc, x) : x;
       have = true;
     }
-    auto warp = tilekit::tiled_partition<32>(block);
-    const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
+    const unsigned count = last < count_t(Threads) ? unsigned(last) : Threads;
+    block.sync();  // every thread has read the first reduce's result from s before s is reused
+    const T others = tilekit::reduce(block, acc, op, s, count);
     if (rank == 0) *out = op(init, op(others, total));
   }
 };

@@ -25,7 +25,7 @@ struct reduce_tuning {
 #if defined(TILEKIT_REDUCE_POLL_NS)
   static constexpr unsigned poll_ns = TILEKIT_REDUCE_POLL_NS;
 #else
-  static constexpr unsigned poll_ns = 32;  // the last block's pause between polls of a total not yet published
+  static constexpr unsigned poll_ns = 0;  // the last block's pause between polls of a total not yet published
 #endif
 };
 
