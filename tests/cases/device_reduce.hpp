@@ -147,6 +147,40 @@ struct mat_add {
   TILEKIT_HD mat2 operator()(const mat2& x, const mat2& y) const { return {x.a + y.a, x.b + y.b, x.c + y.c, x.d + y.d}; }
 };
 
+// One temporary storage for calls back to back, never cleared: each call's blocks mark
+// their totals with the call's tag, so the last block never takes a total left by an
+// earlier call (different data and sizes here, so a stale total changes the result).
+template <class Launcher>
+void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const char* grids) {
+  const std::size_t max_n = ::backend::device_max_items();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
+                                       std::int64_t(max_n), static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
+                                       std::uint64_t(0)) == launcher.success);
+  dbuf<unsigned char> temp(bytes, 0xCD);
+  // A few full chunks and 5 items more: the last block has only those 5, so it polls
+  // while the others still work (a stale total would be taken then).
+  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*>::chunk);
+  for (int call = 0; call < 8; ++call) {
+    const std::size_t n = call % 4 == 0 ? max_n
+                          : call % 4 == 1 ? max_n / 2 + std::size_t(g() % (max_n / 2))
+                                          : std::size_t(call) * chunk + 5;
+    std::vector<std::uint64_t> data = random_vector<std::uint64_t>(n, g);  // sums wrap, as unsigned
+    dbuf<std::uint64_t> in(data), out(1, poison<std::uint64_t>());
+    std::size_t have = bytes;
+    const auto e = tilekit::device_reduce(launcher, temp.data(), have, in.data(), std::int64_t(n), out.data(),
+                                          tilekit::plus{}, std::uint64_t(call));
+    ::backend::sync();
+    std::uint64_t want = std::uint64_t(call);
+    for (auto x : data) want += x;
+    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on the same temporary storage, n=" << n << ", "
+                                       << grids << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      BOOST_TEST(out.to_host()[0] == want);
+    }
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_reduce)
@@ -259,40 +293,13 @@ BOOST_AUTO_TEST_CASE(float_results_repeat_bitwise) {
   BOOST_TEST(same_value(a.to_host()[0], b.to_host()[0]), "two runs differ: " << show(a.to_host()[0]) << " vs " << show(b.to_host()[0]));
 }
 
-// One temporary storage for calls back to back, never cleared: each call's blocks mark
-// their totals with the launch's tag, so the last block never takes a total left by an
-// earlier call (different data and sizes here, so a stale total changes the result).
 BOOST_AUTO_TEST_CASE(temporary_storage_reused_without_clearing) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const auto launcher = ::backend::launcher_later_blocks_first();
-  const std::size_t max_n = ::backend::device_max_items();
-  std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
-                                       std::int64_t(max_n), static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
-                                       std::uint64_t(0)) == launcher.success);
-  dbuf<unsigned char> temp(bytes, 0xCD);
-  // A few full chunks and 5 items more: the last block has only those 5, so it polls
-  // while the others still work (a stale mark would be taken then).
-  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*>::chunk);
-  for (int call = 0; call < 8; ++call) {
-    const std::size_t n = call % 4 == 0 ? max_n
-                          : call % 4 == 1 ? max_n / 2 + std::size_t(g() % (max_n / 2))
-                                          : std::size_t(call) * chunk + 5;
-    std::vector<std::uint64_t> data = random_vector<std::uint64_t>(n, g);  // sums wrap, as unsigned
-    dbuf<std::uint64_t> in(data), out(1, poison<std::uint64_t>());
-    std::size_t have = bytes;
-    const auto e = tilekit::device_reduce(launcher, temp.data(), have, in.data(), std::int64_t(n), out.data(),
-                                          tilekit::plus{}, std::uint64_t(call));
-    ::backend::sync();
-    std::uint64_t want = std::uint64_t(call);
-    for (auto x : data) want += x;
-    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on the same temporary storage, n=" << n
-                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
-      BOOST_TEST(e == launcher.success);
-      BOOST_TEST(out.to_host()[0] == want);
-    }
-  }
+  // Grids of up to 32 blocks (the last block's first warp takes the totals) and of more
+  // (every thread of the last block polls; the simulator pretends 16 multiprocessors).
+  check_storage_reuse(::backend::launcher_later_blocks_first(), g, "default grids");
+  check_storage_reuse(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

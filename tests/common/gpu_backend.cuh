@@ -84,6 +84,8 @@ struct gpu_backend {
   static tilekit::gpu_launcher launcher_with_few_blocks() { return {}; }
   /// The GPU's own schedule (the simulator's counterpart runs later blocks ahead).
   static tilekit::gpu_launcher launcher_later_blocks_first() { return {}; }
+  /// The GPU's own multiprocessors (the simulator's counterpart pretends sms of them).
+  static tilekit::gpu_launcher launcher_with_sms(unsigned) { return {}; }
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
   /// TILEKIT_TEST_SMALL=1 (set under compute-sanitizer): smaller device-wide cases.
   static bool small() {

@@ -93,6 +93,14 @@ struct sim_backend {
     l.opt.later_blocks_first = true;
     return l;
   }
+  /// A launcher of later_blocks_first whose pretended device has sms multiprocessors (grids
+  /// of more blocks).
+  static tilekit::sim::launcher launcher_with_sms(unsigned sms) {
+    tilekit::sim::launcher l = launcher_later_blocks_first();
+    l.sms = sms;
+    l.opt.resident_blocks = 4 * sms;
+    return l;
+  }
   static constexpr int invalid_value = tilekit::sim::launcher::invalid_value;
   /// Largest inputs of the device-wide cases (fibers are slow).
   /// Whether the device-wide cases run counts past 2^31 and 2^32 (iterator inputs).
