@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The grid rung inside a kernel, written once for both backends: reduce, the scans,
-// compact and histogram over every thread of a cooperative launch (grid/reduce.cuh,
-// grid/scan.cuh, grid/histogram.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
+// compact, histogram and dedup over every thread of a cooperative launch (grid/reduce.cuh,
+// grid/scan.cuh, grid/histogram.cuh, grid/dedup.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
 // last warps, three calls back to back in one kernel (the storage's halves
 // alternate), two launches over the same uninitialised (poisoned) storage, a
 // non-commutative operator (2x2 matrix product: the grid rank order). References:
@@ -10,11 +10,13 @@
 #pragma once
 #include "tile_common.hpp"
 
+#include <tilekit/grid/dedup.cuh>
 #include <tilekit/grid/reduce.cuh>
 #include <tilekit/grid/histogram.cuh>
 #include <tilekit/grid/scan.cuh>
 
 #include <algorithm>
+#include <set>
 
 namespace tk_test {
 
@@ -363,6 +365,79 @@ void check_grid_items(unsigned blocks, Op op, T init, const std::vector<T>& valu
 
 }  // namespace tk_test
 
+namespace tk_test {
+
+// dedup: call c flags, for the K keys in[(c * threads + grid rank) * K + k], whether each
+// is the first of its key in grid order, into out[(c * threads + grid rank) * K + k].
+template <unsigned Threads, class T, int K>
+struct grid_dedup_body {
+  static constexpr int calls = 3;
+  const T* in;
+  unsigned char* out;
+  void* memory;
+  unsigned long long max_keys;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::distinct_storage<T, Threads, K>>();
+    tilekit::grid_dedup_storage<T> storage(memory, max_keys);
+    const unsigned long long threads = grid.num_blocks() * Threads;
+    for (int c = 0; c < calls; ++c) {
+      const unsigned long long at = (c * threads + grid.thread_rank()) * K;
+      T keys[K];
+      bool first[K];
+      for (int k = 0; k < K; ++k) keys[k] = in[at + k];
+      tilekit::dedup(grid, block, keys, first, shared, storage);
+      for (int k = 0; k < K; ++k) out[at + k] = first[k] ? 1 : 0;
+      block.sync();  // the block storage is reused by the next call
+    }
+  }
+};
+
+// Keys from a range of about a quarter of the items (repeats within and across blocks),
+// with the key whose bits are all ones (the set's extra slot) among them; two launches
+// over the same memory, zeroed once: each must leave it zeroed.
+template <unsigned Threads, class T, int K>
+void check_grid_dedup(unsigned blocks, std::mt19937_64& g, const char* what) {
+  using body_t = grid_dedup_body<Threads, T, K>;
+  const std::size_t per_call = std::size_t(blocks) * Threads * K, n = body_t::calls * per_call;
+  const unsigned long long max_keys = per_call;
+  grid_buf<unsigned char> memory(tilekit::grid_dedup_storage<T>::bytes(max_keys), 0);
+  for (int launch = 0; launch < 2; ++launch) {
+    std::vector<T> keys(n);
+    const unsigned long long range = launch == 0 ? per_call / 4 + 1 : per_call;  // the second: fewer repeats
+    for (auto& x : keys) x = T(g() % range) * T(0x9E3779B1) + T(launch);
+    for (std::size_t i = 0; i < n; i += 97) keys[i] = T(~T(0));
+    grid_buf<T> d_in(keys);
+    grid_buf<unsigned char> d_out(n, 0xCD);
+    ::backend::run_cooperative(blocks, Threads, body_t{d_in.data(), d_out.data(), memory.data(), max_keys},
+                               sizeof(tilekit::distinct_storage<T, Threads, K>));
+    const auto got = d_out.to_host();
+    std::size_t wrong = 0, firsts = 0;
+    for (int c = 0; c < body_t::calls; ++c) {
+      std::set<T> seen;
+      for (std::size_t i = c * per_call; i < (c + 1) * per_call; ++i) {
+        const bool want = seen.insert(keys[i]).second;
+        firsts += want;
+        wrong += got[i] != (want ? 1 : 0);
+      }
+    }
+    const auto left = memory.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " grid dedup of " << what << ", " << blocks << " blocks x " << Threads
+                                       << " threads x " << K << " keys, launch " << launch
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(wrong == 0u, wrong << " of " << n << " flags wrong (" << firsts << " first occurrences)");
+      BOOST_TEST(std::all_of(left.begin(), left.end(), [](unsigned char b) { return b == 0; }),
+                 "the storage is not left zeroed");
+    }
+  }
+}
+
+}  // namespace tk_test
+
 BOOST_AUTO_TEST_SUITE(grid_level)
 
 // K items per thread, blocked (thread-major grid order); the exclusive scan in place.
@@ -389,6 +464,16 @@ BOOST_AUTO_TEST_CASE(more_blocks_than_threads) {
   const auto mats = tk_test::grid_values<tk_test::mat2>(2 * 3 * std::size_t(blocks) * 32, g);
   tk_test::check_grid_reduce<32>(blocks, tk_test::mat_mul{}, mats, "2x2 matrix product");
   tk_test::check_grid_scan<32>(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 0, 1, 1}, mats, "2x2 matrix product");
+}
+
+// dedup: first occurrences across the grid (4- and 8-byte keys, 1 or 3 keys per thread).
+BOOST_AUTO_TEST_CASE(dedup_first_occurrences) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (unsigned blocks : {1u, 3u, ::backend::cooperative_blocks()}) {
+    tk_test::check_grid_dedup<128, int, 1>(blocks, g, "int");
+    tk_test::check_grid_dedup<80, unsigned, 3>(blocks, g, "unsigned");
+    tk_test::check_grid_dedup<64, long long, 2>(blocks, g, "long long");
+  }
 }
 
 // 2-D grids of 2-D blocks: grid rank order is block rank (x fastest), then thread rank (x fastest).

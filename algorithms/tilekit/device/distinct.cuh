@@ -16,6 +16,7 @@
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/dedup.cuh>
+#include <tilekit/grid/dedup.cuh>  // detail::key_set
 #include <tilekit/device/reduce.cuh>
 #include <tilekit/device/select.cuh>
 
@@ -38,78 +39,6 @@ namespace tilekit {
 // runs of equal (==) adjacent items (what unique would keep), as a device reduce.
 
 namespace detail {
-
-template <class T>
-using key_bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
-
-TILEKIT_HD unsigned long long mix64(unsigned long long x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// The set, in slots that start zeroed (an empty set). A slot holds ~key (0: free;
-// the key whose complement is 0 has the extra slot at `capacity`) and ~(the lowest
-// index seen), so that the lowest index wins by atomic max.
-//   Packed (4-byte keys, n < 2^32): both in one 64-bit word, ~key above ~index. One
-//   CAS claims a free slot with its index; a later index of the same key is one
-//   64-bit atomic max (the key halves being equal, the larger word has the lower index).
-//   Otherwise: 16-byte slots {~key, ~index}, both in one 32-byte sector.
-template <class T, bool Packed>
-struct key_set {
-  using bits_t = key_bits_t<T>;
-  static constexpr unsigned words = Packed ? 1 : 2;  // 64-bit words per slot
-  unsigned long long* slots;                         // capacity + 1 slots
-  unsigned long long mask;                           // capacity - 1
-
-  TILEKIT_HD static bits_t stored(const T& key) {
-    bits_t bits;
-    std::memcpy(&bits, &key, sizeof(bits_t));
-    return bits_t(~bits);
-  }
-  TILEKIT_HD unsigned long long home(bits_t s) const { return s == 0 ? mask + 1 : mix64(s) & mask; }
-
-  template <class Backend>
-  TILEKIT_HD void insert(const T& key, count_t i) const {
-    const bits_t s = stored(key);
-    unsigned long long at = home(s);
-    if constexpr (Packed) {
-      const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~static_cast<unsigned long long>(i));
-      for (; s != 0; at = (at + 1) & mask) {
-        unsigned long long seen = slots[at];  // a stale read only costs a CAS
-        if (seen == 0 && (seen = Backend::atomic_cas(slots + at, 0ull, mine)) == 0) return;
-        if ((seen >> 32) == s) break;
-      }
-      if (slots[at] < mine) Backend::atomic_max(slots + at, mine);  // a stale read only costs the atomic
-    } else {
-      for (; s != 0; at = (at + 1) & mask) {
-        bits_t* k = reinterpret_cast<bits_t*>(slots + 2 * at);
-        bits_t seen = *k;
-        if (seen == 0) seen = Backend::atomic_cas(k, bits_t(0), s);
-        if (seen == 0 || seen == s) break;
-      }
-      const unsigned long long mine = ~static_cast<unsigned long long>(i);
-      unsigned long long* first = slots + 2 * at + 1;
-      if (*first < mine) Backend::atomic_max(first, mine);
-    }
-  }
-  /// The lowest index of key. @pre key was inserted.
-  TILEKIT_HD count_t first_index(const T& key) const {
-    const bits_t s = stored(key);
-    unsigned long long at = home(s);
-    if constexpr (Packed) {
-      if (s != 0)
-        while ((slots[at] >> 32) != s) at = (at + 1) & mask;
-      return static_cast<count_t>(unsigned(~slots[at]));
-    } else {
-      if (s != 0)
-        while (*reinterpret_cast<const bits_t*>(slots + 2 * at) != s) at = (at + 1) & mask;
-      return static_cast<count_t>(~slots[2 * at + 1]);
-    }
-  }
-};
 
 template <class In, bool Packed>
 struct distinct_insert_body {

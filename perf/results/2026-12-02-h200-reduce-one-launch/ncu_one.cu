@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <tilekit/device/reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // focused reduce / argmin bench: tilekit vs CUB, L2 flushed, events, median of 31
 #include <tilekit/device/reduce.cuh>
 #include <cub/device/device_reduce.cuh>
