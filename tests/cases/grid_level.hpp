@@ -409,7 +409,7 @@ void check_grid_dedup(unsigned blocks, std::mt19937_64& g, const char* what) {
   for (int launch = 0; launch < 2; ++launch) {
     std::vector<T> keys(n);
     const unsigned long long range = launch == 0 ? per_call / 4 + 1 : per_call;  // the second: fewer repeats
-    for (auto& x : keys) x = T(g() % range) * T(0x9E3779B1) + T(launch);
+    for (auto& x : keys) x = T((g() % range) * 0x9E3779B1ull + unsigned(launch));  // spread bits, computed unsigned
     for (std::size_t i = 0; i < n; i += 97) keys[i] = T(~T(0));
     grid_buf<T> d_in(keys);
     grid_buf<unsigned char> d_out(n, 0xCD);

@@ -4,7 +4,7 @@
 //   cudaError_t tilekit::device::reduce(temp, temp_bytes, in, n, out, op, init[, stream])
 //       CUB's two-phase protocol: temp == nullptr sets temp_bytes and returns.
 //   cudaError_t tilekit::device::reduce(in, n, out, op, init[, stream])
-//       allocates its temporary storage in the stream (cudaMallocAsync).
+//       takes its temporary storage from tilekit's pool in the stream (none where one block suffices).
 //   sum(in, n, out[, stream]), min(...), max(...)  with the operator's identity as init.
 //   arg_min / arg_max(temp, temp_bytes, in, n, value_out, index_out[, stream])  as CUB's ArgMin / ArgMax
 //   count_if(..., in, n, out, pred), count(..., in, n, value, out)  how many items match (64-bit)
@@ -100,8 +100,12 @@ struct reduce_shape {
 
 template <unsigned Threads, class In, class Out, class T, class Op>
 struct reduce_kernel {
+  static_assert(Threads >= 32 && Threads % 32 == 0, "reduce_kernel: whole warps (the last block's first warp combines)");
+  static_assert(stdx::is_trivially_copyable<T>::value,
+                "tilekit::device::reduce: the accumulator type (init's) must be trivially copyable: block totals pass "
+                "through global memory");
   using shape = reduce_shape<In>;
-  static constexpr unsigned tail_batch = 4;  // tail loads in flight per thread before they are combined
+  static constexpr unsigned tail_batch = 4;  // tail loads in flight per thread before they are combined (item(0..3) below)
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
   Out out;
@@ -171,10 +175,10 @@ struct reduce_kernel {
     const count_t rest = n - whole_chunks * shape::chunk;
     if (rest > 0 && b == whole_chunks % blocks) {
       for (count_t first = rank; first < rest; first += count_t(tail_batch) * Threads) {
-        T x[tail_batch];
-        TILEKIT_UNROLL
-        for (unsigned k = 0; k < tail_batch; ++k)
-          x[k] = rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);  // past rest: unused
+        auto item = [&](unsigned k) {  // past rest: the last item again, loaded but not used
+          return rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);
+        };
+        const T x[tail_batch] = {item(0), item(1), item(2), item(3)};
         TILEKIT_UNROLL
         for (unsigned k = 0; k < tail_batch; ++k)
           if (first + count_t(k) * Threads < rest) {
@@ -229,7 +233,10 @@ struct reduce_kernel {
     have = false;
     if (last <= 32) {  // few blocks: the first warp alone, no barrier (the other warps are done)
       if (rank >= 32) return;
-      if (count_t(rank) < last) acc = take(rank), have = true;
+      if (count_t(rank) < last) {
+        acc = take(rank);
+        have = true;
+      }
       auto warp = tilekit::tiled_partition<32>(block);
       const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
       if (rank == 0) *out = op(init, op(others, total));
