@@ -134,7 +134,8 @@ int main() {
   std::printf("\n   block total %d\n", block_out);
 
   std::printf("\n== device level: the device reduce of 100000 items (i %% 100) in one launch: every block folds its\n"
-              "   tiles and publishes a total; the last block to finish adds the totals in block order\n");
+              "   tiles and publishes its total beside the call's tag; the last block waits for each tag and\n"
+              "   adds the totals in block order\n");
   std::vector<int> in(100000);
   long long want = 0;
   for (std::size_t i = 0; i < in.size(); ++i) want += in[i] = int(i % 100);

@@ -64,6 +64,8 @@ struct key_set {
   // kernel (the simulator reports this) instead of probing forever.
   static constexpr const char* full =
       "tilekit: a hash set of keys is full: its slots were not zeroed before first use, or it has fewer than twice the keys";
+  static constexpr const char* missing =
+      "tilekit: a key is missing from its hash set: its slot was emptied before every thread had read it";
 
   template <class Backend>
   TILEKIT_HD void insert(const T& key, count_t i) const {
@@ -91,15 +93,18 @@ struct key_set {
       if (*first < mine) Backend::atomic_max(first, mine);
     }
   }
-  /// The slot that holds key. @pre key was inserted.
+  /// The slot that holds key. @pre key was inserted (else the kernel stops: Backend::require).
+  template <class Backend>
   TILEKIT_HD unsigned long long find(const T& key) const {
     const bits_t s = stored(key);
     unsigned long long at = home(s);
-    if (s != 0) {
-      if constexpr (Packed)
-        while ((slots[at] >> 32) != s) at = (at + 1) & mask;
-      else
-        while (*reinterpret_cast<const bits_t*>(slots + 2 * at) != s) at = (at + 1) & mask;
+    for (unsigned long long probes = 0; s != 0; at = (at + 1) & mask) {
+      Backend::require(++probes <= mask + 1, missing);
+      if constexpr (Packed) {
+        if ((slots[at] >> 32) == s) break;
+      } else {
+        if (*reinterpret_cast<const bits_t*>(slots + 2 * at) == s) break;
+      }
     }
     return at;
   }
@@ -202,7 +207,7 @@ TILEKIT_HD void dedup(const Grid& grid, const Block& block, const T (&keys)[K], 
   unsigned long long at[K];
   TILEKIT_UNROLL
   for (int k = 0; k < K; ++k) {
-    at[k] = in_block[k] ? set.find(keys[k]) : 0;
+    at[k] = in_block[k] ? set.template find<be>(keys[k]) : 0;
     first[k] = in_block[k] && set.index_at(at[k]) == base + k;
   }
   grid.sync();  // every slot read
