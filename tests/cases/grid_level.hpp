@@ -135,10 +135,11 @@ void check_grid_scan(grid_dim_t grid_dim, Op op, T init, const std::vector<T>& v
 template <unsigned Threads>
 struct grid_compact_body {
   const int* in;
-  int* out;
-  unsigned long long* count;
+  int* out;                   // 2 n: compact's, then compact_store's
+  unsigned long long* count;  // 2
   void* memory;
   unsigned long long max_blocks;
+  unsigned long long n;       // threads of the grid
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -152,6 +153,10 @@ struct grid_compact_body {
     const tilekit::grid_compact_result r = tilekit::compact(grid, block, keep, shared, storage);
     if (keep) out[r.rank] = in[i];
     if (i == 0) *count = r.count;
+    // The same through compact_store, into the second half of out (the storage's other half).
+    block.sync();
+    const unsigned long long stored = tilekit::compact_store(grid, block, keep, in[i], out + n, shared, storage);
+    if (i == 0) count[1] = stored;
   }
 };
 
@@ -269,19 +274,25 @@ void check_grid_reduce_shapes() {
     check_grid_scan<Threads>(blocks, mat_mul{}, mat2{1, 1, 0, 1}, grid_values<mat2>(count, g), "2x2 matrix product");
     // compact: odd values kept, in grid order
     const std::size_t n = std::size_t(blocks) * Threads;
-    grid_buf<int> d_in(std::vector<int>(ints.begin(), ints.begin() + std::ptrdiff_t(n))), d_out(n, poison<int>());
-    grid_buf<unsigned long long> d_count(1, poison<unsigned long long>());
+    grid_buf<int> d_in(std::vector<int>(ints.begin(), ints.begin() + std::ptrdiff_t(n))), d_out(2 * n, poison<int>());
+    grid_buf<unsigned long long> d_count(2, poison<unsigned long long>());
     grid_buf<unsigned char> memory(tilekit::grid_scan_storage<unsigned long long>::bytes(blocks), 0xCD);
-    ::backend::run_cooperative(blocks, Threads, grid_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), blocks},
+    ::backend::run_cooperative(blocks, Threads,
+                               grid_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), blocks, n},
                                sizeof(tilekit::scan_storage<unsigned long long, Threads>));
     std::vector<int> want;
     for (std::size_t i = 0; i < n; ++i)
       if (ints[i] % 2 != 0) want.push_back(ints[i]);
-    const auto got = d_out.to_host();
-    BOOST_TEST_CONTEXT(::backend::name << " grid compact, " << blocks << " blocks x " << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
-      BOOST_TEST(d_count.to_host()[0] == want.size());
-      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
-      BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int x) { return is_poison(x); }));
+    const auto all = d_out.to_host();
+    const auto counts = d_count.to_host();
+    for (int form = 0; form < 2; ++form) {  // compact, then compact_store
+      const std::vector<int> got(all.begin() + std::ptrdiff_t(form * n), all.begin() + std::ptrdiff_t((form + 1) * n));
+      BOOST_TEST_CONTEXT(::backend::name << " grid " << (form ? "compact_store" : "compact") << ", " << blocks << " blocks x "
+                                         << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(counts[std::size_t(form)] == want.size());
+        BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+        BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int x) { return is_poison(x); }));
+      }
     }
   }
 }

@@ -13,6 +13,8 @@
 //   compact(grid, block, keep, block_storage, storage)       {rank among the kept
 //       threads of the grid, kept count}, 64-bit: what a stream compaction inside a
 //       kernel writes out[rank] with
+//   compact_store(grid, block, keep, value, out, block_storage, storage)   the kept values
+//       to out[0 .. count) in grid rank order; returns count (64-bit, every thread)
 // block_storage: the block level's scan_storage<T, Threads> (shared memory; Threads >= 32);
 // storage: grid_scan_storage<T> (= grid_reduce_storage<T>) over global memory, no
 // initialisation, reusable (calls alternate between its two halves; see reduce.cuh).
@@ -196,6 +198,20 @@ TILEKIT_HD grid_compact_result compact(const Grid& grid, const Block& block, boo
   const scanned<unsigned long long> s =
       exclusive_scan_aggregate(grid, block, static_cast<unsigned long long>(keep), plus{}, 0ull, block_storage, storage);
   return {s.value, s.aggregate};
+}
+
+/// Stream compaction inside a kernel: stores the kept threads' values at out[0 .. count)
+/// in grid rank order; returns count (every thread). @pre as compact; out holds as many
+/// items as the grid keeps.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Grid, class Block, class T, class OutputIt, block_scan_algorithm A,
+          detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
+TILEKIT_HD unsigned long long compact_store(const Grid& grid, const Block& block, bool keep, const T& value, OutputIt out,
+                                            scan_storage<unsigned long long, detail::static_threads<Block>(), A>& block_storage,
+                                            grid_scan_storage<unsigned long long>& storage) {
+  const grid_compact_result r = compact(grid, block, keep, block_storage, storage);
+  if (keep) out[r.rank] = value;
+  return r.count;
 }
 
 }  // namespace tilekit
