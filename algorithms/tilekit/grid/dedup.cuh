@@ -32,13 +32,11 @@ namespace detail {
 template <class T>
 using key_bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
 
-TILEKIT_HD unsigned long long mix64(unsigned long long x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// A backend stand-in for find whose precondition is not checked (the device distinct's
+// predicate, which has no backend at hand).
+struct unchecked {
+  TILEKIT_HD static void require(bool, const char*) {}
+};
 
 // The set, in slots that start zeroed (an empty set). A slot holds ~key (0: free;
 // the key whose complement is 0 has the extra slot at `capacity`) and ~(the lowest
@@ -117,20 +115,9 @@ struct key_set {
   TILEKIT_HD void clear_at(unsigned long long at) const {
     for (unsigned w = 0; w < words; ++w) slots[words * at + w] = 0;
   }
-  /// The lowest index of key. @pre key was inserted.
-  TILEKIT_HD count_t first_index(const T& key) const {
-    const bits_t s = stored(key);
-    unsigned long long at = home(s);
-    if constexpr (Packed) {
-      if (s != 0)
-        while ((slots[at] >> 32) != s) at = (at + 1) & mask;
-      return static_cast<count_t>(unsigned(~slots[at]));
-    } else {
-      if (s != 0)
-        while (*reinterpret_cast<const bits_t*>(slots + 2 * at) != s) at = (at + 1) & mask;
-      return static_cast<count_t>(~slots[2 * at + 1]);
-    }
-  }
+  /// The lowest index of key. @pre key was inserted (not checked: find's probe, unbounded).
+  TILEKIT_HD count_t first_index(const T& key) const { return index_at(find<unchecked>(key)); }
+
 };
 
 }  // namespace detail

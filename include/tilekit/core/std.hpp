@@ -53,6 +53,15 @@ TILEKIT_HD unsigned lowest_bit(unsigned x) {
 #endif
 }
 
+// splitmix64's finaliser: every bit of x spread over the result (hash sets, call tags).
+TILEKIT_HD unsigned long long mix64(unsigned long long x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 // Index of the highest set bit; x must not be 0.
 TILEKIT_HD unsigned highest_bit(unsigned x) {
 #if TILEKIT_DEVICE_PASS

@@ -40,7 +40,7 @@ class temp_carver {
 };
 
 /// A tag for one call of a kernel that publishes beside it in uninitialised temporary
-/// storage: a process-wide counter mixed (splitmix64) with a random number drawn once per
+/// storage: a process-wide counter mixed by mix64 (splitmix64's finaliser) with a random number drawn once per
 /// process, so that stale slots from another call or process do not match; never 0 (what
 /// such kernels clear their slots to).
 inline unsigned long long next_call_tag() {
@@ -54,10 +54,7 @@ inline unsigned long long next_call_tag() {
     return x;
   }();
   static std::atomic<unsigned long long> calls{0};
-  unsigned long long x = salt + 0x9e3779b97f4a7c15ull * (calls.fetch_add(1, std::memory_order_relaxed) + 1);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  x ^= x >> 31;
+  const unsigned long long x = mix64(salt + 0x9e3779b97f4a7c15ull * (calls.fetch_add(1, std::memory_order_relaxed) + 1));
   return x != 0 ? x : 1;
 }
 
