@@ -18,6 +18,7 @@
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
+#include <tilekit/grid/chain.cuh>
 #include <tilekit/grid/dedup.cuh>
 #include <tilekit/grid/histogram.cuh>
 #include <tilekit/grid/reduce.cuh>

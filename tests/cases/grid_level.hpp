@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The grid rung inside a kernel, written once for both backends: reduce, the scans,
 // compact, histogram and dedup over every thread of a cooperative launch (grid/reduce.cuh,
-// grid/scan.cuh, grid/histogram.cuh, grid/dedup.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
+// grid/scan.cuh, grid/histogram.cuh, grid/dedup.cuh), and the chained scans and compact
+// under an ordinary launch of more blocks than are resident at once (grid/chain.cuh). Grids of 1 block up to the cooperative maximum, whole and partial
 // last warps, three calls back to back in one kernel (the storage's halves
 // alternate), two launches over the same uninitialised (poisoned) storage, a
 // non-commutative operator (2x2 matrix product: the grid rank order). References:
@@ -10,6 +11,7 @@
 #pragma once
 #include "tile_common.hpp"
 
+#include <tilekit/grid/chain.cuh>
 #include <tilekit/grid/dedup.cuh>
 #include <tilekit/grid/reduce.cuh>
 #include <tilekit/grid/histogram.cuh>
@@ -449,6 +451,174 @@ void check_grid_dedup(unsigned blocks, std::mt19937_64& g, const char* what) {
 
 }  // namespace tk_test
 
+namespace tk_test {
+
+// The chained scans under an ordinary launch: four chains in one kernel, each with its
+// own global storage (one scan per storage per launch) and the same shared storage:
+// chain 0 the inclusive array scan, 1 the exclusive array scan in place (init), 2 and 3
+// the one-value forms. The block with ticket c of chain s works on items
+// in[s * n * K + (c * Threads + thread) * K + k] and writes its results there in out;
+// thread 0 writes `through` to throughs[s * blocks + c].
+template <unsigned Threads, class T, class Op>
+struct grid_chain_body {
+  static constexpr int K = 2, chains = 4;
+  const T* in;
+  T* out;
+  T* throughs;
+  void* memory;  // chains storages of storage_bytes
+  std::size_t storage_bytes;
+  unsigned long long max_blocks;
+  Op op;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::chain_storage<T, Threads>>();
+    const unsigned long long n = grid.num_threads(), t = block.thread_rank();
+    for (int s = 0; s < chains; ++s) {
+      tilekit::grid_chain_storage<T> storage(static_cast<unsigned char*>(memory) + s * storage_bytes, max_blocks);
+      const unsigned long long c = tilekit::take_ticket(grid, block, shared, storage);
+      const unsigned long long at = s * n * K + (c * Threads + t) * K;
+      T items[K];
+      for (int k = 0; k < K; ++k) items[k] = in[at + k];
+      T through = items[0];
+      if (s == 0) {
+        T scanned[K];
+        through = tilekit::inclusive_scan(grid, block, items, scanned, op, shared, storage);
+        for (int k = 0; k < K; ++k) out[at + k] = scanned[k];
+      } else if (s == 1) {
+        through = tilekit::exclusive_scan(grid, block, items, items, op, init, shared, storage);
+        for (int k = 0; k < K; ++k) out[at + k] = items[k];
+      } else if (s == 2) {
+        out[at] = tilekit::inclusive_scan(grid, block, items[0], op, shared, storage);
+      } else {
+        out[at] = tilekit::exclusive_scan(grid, block, items[0], op, init, shared, storage);
+      }
+      if (t == 0 && s < 2) throughs[s * grid.num_blocks() + c] = through;
+      block.sync();  // the shared storage serves the next chain
+    }
+  }
+};
+
+// Several launches over the same storages, zeroed once: each launch must leave them ready.
+template <unsigned Threads, class T, class Op>
+void check_grid_chain(unsigned blocks, Op op, T init, std::mt19937_64& g, const std::string& what) {
+  using body_t = grid_chain_body<Threads, T, Op>;
+  constexpr int K = body_t::K, chains = body_t::chains;
+  const std::size_t n = std::size_t(blocks) * Threads, m = n * K;
+  const std::size_t storage_bytes = (tilekit::grid_chain_storage<T>::bytes(blocks) + 255) / 256 * 256;
+  grid_buf<unsigned char> memory(chains * storage_bytes, 0);
+  for (unsigned launch = 0; launch < 3; ++launch) {
+    const std::vector<T> in = grid_values<T>(chains * m, g);
+    grid_buf<T> d_in(in), d_out(chains * m, poison<T>()), d_throughs(2 * blocks, poison<T>());
+    ::backend::run(blocks, Threads,
+                   body_t{d_in.data(), d_out.data(), d_throughs.data(), memory.data(), storage_bytes, blocks, op, init},
+                   sizeof(tilekit::chain_storage<T, Threads>));
+    const auto got = d_out.to_host();
+    const auto throughs = d_throughs.to_host();
+    const auto words = memory.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " chained grid scan " << what << ", " << blocks << " blocks x " << Threads
+                                       << " threads, launch " << launch << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      mismatch_log log;
+      for (int s = 0; s < chains; ++s) {
+        const T* x = in.data() + s * m;
+        const T* y = got.data() + s * m;
+        const std::size_t step = s < 2 ? 1 : K;  // the one-value forms: item 0 of each thread
+        T inclusive = x[0], exclusive = init;
+        for (std::size_t j = 0; j < m; j += step) {
+          if (j > 0) inclusive = op(inclusive, x[j]);
+          const T& want = s % 2 == 0 ? inclusive : exclusive;
+          if (!(y[j] == want)) log.expect(y[j], want, "chain " + std::to_string(s) + ", item " + std::to_string(j));
+          exclusive = op(exclusive, x[j]);
+          if (s < 2 && (j + 1) % (Threads * K) == 0) {
+            const std::size_t c = j / (Threads * K);
+            log.expect(throughs[s * blocks + c], inclusive, "through, chain " + std::to_string(s) + ", block " + std::to_string(c));
+          }
+        }
+      }
+      // Every storage ready for the next launch: ticket and finished counters 0, the epoch advanced.
+      for (int s = 0; s < chains; ++s) {
+        unsigned long long header[3];
+        std::memcpy(header, words.data() + s * storage_bytes, sizeof(header));
+        log.expect(header[0], 0ull, "ticket counter left, chain " + std::to_string(s));
+        log.expect(header[1], 0ull, "finished counter left, chain " + std::to_string(s));
+        log.expect(header[2], launch + 1ull, "epoch, chain " + std::to_string(s));
+      }
+      BOOST_TEST(log.count == 0u);
+    }
+  }
+}
+
+// compact and compact_store in a chain: odd values kept, in chain order (ticket c's
+// block takes in[c * Threads + thread]); through of the last block is the count.
+template <unsigned Threads>
+struct grid_chain_compact_body {
+  const int* in;
+  int* out;                   // 2 n: compact's, then compact_store's
+  unsigned long long* count;  // 2
+  void* memory;               // two storages of storage_bytes
+  std::size_t storage_bytes;
+  unsigned long long max_blocks;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto grid = ctx.grid();
+    auto& shared = ctx.template shared<tilekit::chain_storage<unsigned long long, Threads>>();
+    const unsigned long long n = grid.num_threads(), last = grid.num_blocks() - 1;
+    for (int form = 0; form < 2; ++form) {
+      tilekit::grid_chain_storage<unsigned long long> storage(static_cast<unsigned char*>(memory) + form * storage_bytes,
+                                                              max_blocks);
+      const unsigned long long c = tilekit::take_ticket(grid, block, shared, storage);
+      const int x = in[c * Threads + block.thread_rank()];
+      const bool keep = x % 2 != 0;
+      unsigned long long through = 0;
+      if (form == 0) {
+        const tilekit::chain_compact_result r = tilekit::compact(grid, block, keep, shared, storage);
+        if (keep) out[r.rank] = x;
+        through = r.through;
+      } else {
+        through = tilekit::compact_store(grid, block, keep, x, out + n, shared, storage);
+      }
+      if (c == last && block.thread_rank() == 0) count[form] = through;
+      block.sync();
+    }
+  }
+};
+
+template <unsigned Threads>
+void check_grid_chain_compact(unsigned blocks, std::mt19937_64& g) {
+  const std::size_t n = std::size_t(blocks) * Threads;
+  const std::size_t storage_bytes = (tilekit::grid_chain_storage<unsigned long long>::bytes(blocks) + 255) / 256 * 256;
+  grid_buf<unsigned char> memory(2 * storage_bytes, 0);
+  const auto ints = grid_values<int>(n, g);
+  grid_buf<int> d_in(ints), d_out(2 * n, poison<int>());
+  grid_buf<unsigned long long> d_count(2, poison<unsigned long long>());
+  ::backend::run(blocks, Threads,
+                 grid_chain_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), storage_bytes, blocks},
+                 sizeof(tilekit::chain_storage<unsigned long long, Threads>));
+  std::vector<int> want;
+  for (int x : ints)
+    if (x % 2 != 0) want.push_back(x);
+  const auto all = d_out.to_host();
+  const auto counts = d_count.to_host();
+  for (int form = 0; form < 2; ++form) {
+    const std::vector<int> got(all.begin() + std::ptrdiff_t(form * n), all.begin() + std::ptrdiff_t((form + 1) * n));
+    BOOST_TEST_CONTEXT(::backend::name << " chained grid " << (form ? "compact_store" : "compact") << ", " << blocks
+                                       << " blocks x " << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(counts[std::size_t(form)] == want.size());
+      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+      BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int v) { return is_poison(v); }));
+    }
+  }
+}
+
+}  // namespace tk_test
+
 BOOST_AUTO_TEST_SUITE(grid_level)
 
 // K items per thread, blocked (thread-major grid order); the exclusive scan in place.
@@ -498,6 +668,20 @@ BOOST_AUTO_TEST_CASE(two_dimensional_grids_and_blocks) {
   tk_test::check_grid_reduce<64>(grid_dim, tk_test::mat_mul{}, mats, "2x2 matrix product, 2-D", block_dim);
   tk_test::check_grid_scan<64>(grid_dim, tk_test::mat_mul{}, tk_test::mat2{1, 0, 0, 1}, mats, "2x2 matrix product, 2-D", block_dim);
   tk_test::check_grid_scan<64>(grid_dim, tilekit::plus{}, 0, ints, "int plus, 2-D", block_dim);
+}
+
+// The chained scans and compact under an ordinary launch: one block, a few, more than
+// are resident at once (40 in the simulator, which keeps 4 resident; 20000 on the GPU),
+// a partial warp, a non-commutative operator.
+BOOST_AUTO_TEST_CASE(chained_scans_and_compact) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (unsigned blocks : {1u, 3u, ::backend::chain_scan_blocks()}) {
+    tk_test::check_grid_chain<128>(blocks, tilekit::plus{}, 7, g, "int plus, init 7");
+    tk_test::check_grid_chain<80>(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 1, 0, 1}, g, "2x2 matrix product");
+    tk_test::check_grid_chain<32>(blocks, tk_test::custom_max{}, -5000, g, "int custom max");
+    tk_test::check_grid_chain_compact<128>(blocks, g);
+    tk_test::check_grid_chain_compact<80>(blocks, g);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

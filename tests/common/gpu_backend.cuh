@@ -108,6 +108,9 @@ struct gpu_backend {
   }
   /// Far more blocks than fit on the GPU at once.
   static unsigned chain_blocks() { return 20000; }
+  /// Blocks for the chained grid scans: far more than resident at once (under
+  /// TILEKIT_TEST_SMALL=1, for the sanitizers: still enough to pause in the look-back).
+  static unsigned chain_scan_blocks() { return small() ? 600 : 20000; }
   /// Two blocks per SM: fits a cooperative launch of 128-thread blocks.
   static unsigned cooperative_blocks() {
     int sms = 0;

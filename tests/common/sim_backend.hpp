@@ -66,10 +66,7 @@ struct sim_backend {
   /// Every block resident at once, as a cooperative launch on the GPU.
   template <class Body>
   static void run_cooperative(dim3_t grid, dim3_t block, const Body& body, std::size_t shared_bytes = 0) {
-    tilekit::sim::options opt;
-    opt.shared_bytes = shared_bytes;
-    opt.resident_blocks = unsigned(grid.count());
-    tilekit::sim::launch(grid, block, body, opt);
+    tilekit::sim::launch_cooperative(grid, block, body, shared_bytes);
   }
   /// Where the device-wide algorithms' dispatch runs its kernels.
   /// Many blocks in flight, so look-back meets tiles that have published only their aggregate.
@@ -113,6 +110,8 @@ struct sim_backend {
   /// 4-byte counters in the most shared memory a block can have (the H200's 227 KB here too).
   static unsigned max_shared_counters() { return 227u * 1024u / 4u; }
   static unsigned chain_blocks() { return 40; }
+  /// Blocks for the chained grid scans: more than resident at once (4 here).
+  static unsigned chain_scan_blocks() { return 40; }
   static unsigned cooperative_blocks() { return 6; }
 };
 

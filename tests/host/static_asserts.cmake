@@ -43,6 +43,13 @@ if(BOOST_INCLUDE OR EXISTS /usr/include/boost/context/fiber.hpp)
   expect_error(${CXX} cpp sim_tile_size
     "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::tile<3> t; (void)t; }"
     "N must be 1, 2, 4, 8, 16 or 32")
+  # Grid algorithms that need grid.sync() under an ordinary launch.
+  set(ordinary_reduce "#include <tilekit/sim.cuh>\nstruct body { void* m; template <class Ctx> void operator()(Ctx& ctx) const { auto b = ctx.template block<32>(); tilekit::grid_reduce_storage<int> s(m, 1); tilekit::reduce(ctx.grid(), b, 1, tilekit::plus{}, ctx.template shared<tilekit::reduce_storage<int, 32>>(), s); } };\nvoid f(void* m) { tilekit::sim::launch(1, 32, body{m}, 64); }")
+  expect_error(${CXX} cpp sim_grid_reduce_ordinary_launch "${ordinary_reduce}"
+    "need every block resident at once: launch with tilekit::launch_cooperative")
+  expect_error(${CXX} cpp sim_grid_sync_ordinary_launch
+    "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::launch(2, 32, [](auto& ctx) { ctx.grid().sync(); }); }"
+    "need every block resident at once: launch with tilekit::launch_cooperative")
 endif()
 
 # GPU snippets (nvcc), where CUDA is there.
@@ -56,4 +63,7 @@ if(CUDA)
   expect_error(${CUDA} cu gpu_match_size
     "#include <tilekit/tilekit.cuh>\n__global__ void k(short s) { auto t = tilekit::tiled_partition<32>(tilekit::this_block<64>()); t.match_any(s); }"
     "match_any / match_all compare 4- or 8-byte values")
+  expect_error(${CUDA} cu gpu_grid_scan_ordinary_grid
+    "#include <tilekit/tilekit.cuh>\n__global__ void k(void* m, int* out) { __shared__ tilekit::scan_storage<int, 64> sh; tilekit::grid_scan_storage<int> s(m, 8); *out = tilekit::inclusive_scan(tilekit::this_grid(), tilekit::this_block<64>(), 1, tilekit::plus{}, sh, s); }"
+    "need every block resident at once: launch with tilekit::launch_cooperative")
 endif()

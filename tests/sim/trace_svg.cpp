@@ -360,7 +360,7 @@ BOOST_AUTO_TEST_CASE(grid_barriers_are_rows) {
   temp_svg f("grid");
   sim::options opt;
   opt.trace_svg = f.path.string();
-  sim::launch(2, 32, [](auto& ctx) { ctx.grid().sync(); }, opt);
+  sim::launch_cooperative(2, 32, [](auto& ctx) { ctx.grid().sync(); }, opt);
   const std::string svg = f.text();
   check_well_formed(svg);
   BOOST_TEST(contains(svg, "data-kind=\"grid barrier\""));

@@ -177,6 +177,7 @@ template <class Grid, class Block, class T, int K, class BlockStorage,
           detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
 TILEKIT_HD void dedup(const Grid& grid, const Block& block, const T (&keys)[K], bool (&first)[K],
                       BlockStorage& block_storage, grid_dedup_storage<T>& storage) {
+  detail::require_cooperative<Grid::launch>();
   using be = typename Block::backend;
   const unsigned long long threads = grid.num_blocks() * block.num_threads();
   be::require(threads * unsigned(K) <= storage.max_keys(),

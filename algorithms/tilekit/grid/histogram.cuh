@@ -28,6 +28,7 @@ template <class Grid, class Block, class Bin, int K, class Counter,
           detail::stdx::enable_if_t<Grid::level == group_level::grid && is_block_v<Block>, int> = 0>
 TILEKIT_HD void histogram(const Grid& grid, const Block& block, const Bin (&items)[K], Counter* local, Counter* counters,
                           unsigned bins) {
+  detail::require_cooperative<Grid::launch>();
   using be = typename Block::backend;
   const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
   histogram_init(block, local, bins);

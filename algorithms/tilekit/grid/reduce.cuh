@@ -69,6 +69,7 @@ template <class Grid, class Block, class T, class Op, detail::stdx::enable_if_t<
           detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
 TILEKIT_HD T reduce(const Grid& grid, const Block& block, const T& v, Op op,
                     reduce_storage<T, detail::static_threads<Block>()>& block_storage, grid_reduce_storage<T>& storage) {
+  detail::require_cooperative<Grid::launch>();
   constexpr unsigned threads = Block::static_size;
   Block::backend::require(grid.num_blocks() <= storage.max_blocks(),
                           "tilekit grid reduce: the grid has more blocks than its grid_reduce_storage holds (max_blocks)");

@@ -71,6 +71,7 @@ TILEKIT_HD grid_scan_parts<T> grid_scan(const Grid& grid, const Block& block, co
                                         scan_storage<T, Block::static_size, A>& block_storage, grid_reduce_storage<T>& storage) {
   static_assert(Block::static_size >= 32 && scan_storage<T, Block::static_size, A>::slots >= 2,
                 "tilekit grid scans: blocks of at least 32 threads (the first warp folds the block aggregates)");
+  detail::require_cooperative<Grid::launch>();
   Block::backend::require(grid.num_blocks() <= storage.max_blocks(),
                           "tilekit grid scan: the grid has more blocks than its grid_scan_storage holds (max_blocks)");
   T* partials = storage.next_half();

@@ -4,7 +4,7 @@
 //
 //   basic_tile<N, Backend>        N lanes of one warp (N = 1, 2, 4, 8, 16, 32)
 //   basic_block<Threads, Backend> a thread block (Threads = 0: size known at run time only)
-//   basic_grid<Backend>           the whole grid
+//   basic_grid<Backend, Launch>   the whole grid, of a cooperative or an ordinary launch
 // tilekit::tile<N>, tilekit::block<Threads>, tilekit::grid_group (gpu/groups.cuh) and
 // tilekit::sim::tile<N> ... (sim/groups.hpp) are these classes over the GPU backend
 // and the simulator's. Lane masks returned by ballot / match_* are relative to the
@@ -262,14 +262,37 @@ class basic_block {
   TILEKIT_HD basic_tile<N, Backend> partition() const { return basic_tile<N, Backend>(); }
 };
 
-/// The whole grid. sync() needs every block resident at once (a cooperative launch).
-template <class Backend>
+/// How a grid was launched, which decides what may be done across it:
+///   cooperative  every block resident at once (tilekit::launch_cooperative,
+///                tilekit::sim::launch_cooperative): grid.sync() and every grid algorithm;
+///   ordinary     blocks start as the device has room (tilekit::launch, <<<...>>>,
+///                tilekit::sim::launch): no grid barrier, so only the single-pass grid
+///                algorithms (the chained scans and compact, grid/chain.cuh); the others
+///                and grid.sync() do not compile.
+enum class grid_launch { ordinary, cooperative };
+
+namespace detail {
+// The check at the door of grid.sync() and of every grid algorithm that needs it.
+template <grid_launch Launch>
+TILEKIT_HD constexpr void require_cooperative() {
+  static_assert(Launch == grid_launch::cooperative,
+                "tilekit: grid.sync() and the grid algorithms built on it need every block resident at once: launch "
+                "with tilekit::launch_cooperative (simulator: tilekit::sim::launch_cooperative); under an ordinary "
+                "launch only the chained scans and compact work (grid/chain.cuh)");
+}
+}  // namespace detail
+
+/// The whole grid. sync() needs every block resident at once: a cooperative launch,
+/// which the Launch parameter records (a launch's context hands out the right one).
+template <class Backend, grid_launch Launch = grid_launch::cooperative>
 class basic_grid {
  public:
   /// The backend whose intrinsics the members call.
   using backend = Backend;
   /// group_level::grid: how algorithms tell the grid from a tile or block.
   static constexpr group_level level = group_level::grid;
+  /// How the grid was launched: what may be done across it.
+  static constexpr grid_launch launch = Launch;
 
   /// Blocks in the grid: the product of its extents.
   TILEKIT_EXEC_CHECK_DISABLE
@@ -289,10 +312,14 @@ class basic_grid {
   /// This block's index in the grid (`blockIdx`), as the backend's `dim3`.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD auto block_index() const { return Backend::block_index(); }
-  /// Grid-wide barrier. @pre every thread of the grid reaches it, in a cooperative launch
-  /// (in the simulator: options.resident_blocks >= the number of blocks).
+  /// Grid-wide barrier. @pre every thread of the grid reaches it; a cooperative launch
+  /// (a compile-time error on the grid of an ordinary launch).
   TILEKIT_EXEC_CHECK_DISABLE
-  TILEKIT_HD void sync() const { Backend::grid_sync(); }
+  TILEKIT_HD void sync() const {
+    detail::require_cooperative<Launch>();
+    Backend::grid_sync();
+  }
 };
+
 
 }  // namespace tilekit

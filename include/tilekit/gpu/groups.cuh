@@ -190,8 +190,17 @@ using tile = basic_tile<N, gpu_backend>;
 /// A thread block; Threads = 0: size known at run time only.
 template <unsigned Threads = 0>
 using block = basic_block<Threads, gpu_backend>;
-/// The whole grid. sync() needs a cooperative launch (tilekit::launch_cooperative).
-using grid_group = basic_grid<gpu_backend>;
+/// The whole grid of a cooperative launch (tilekit::launch_cooperative): sync() and every grid algorithm.
+using grid_group = basic_grid<gpu_backend, grid_launch::cooperative>;
+/// The whole grid of an ordinary launch: no sync(); the chained grid algorithms only.
+using ordinary_grid = basic_grid<gpu_backend, grid_launch::ordinary>;
+
+/// The calling thread's grid, as launched: this_grid<grid_launch::cooperative>() in a
+/// kernel launched cooperatively (cudaLaunchCooperativeKernel), this_grid() otherwise.
+template <grid_launch Launch = grid_launch::ordinary>
+__device__ basic_grid<gpu_backend, Launch> this_grid() {
+  return basic_grid<gpu_backend, Launch>();
+}
 
 /// The calling thread's block, its size fixed at compile time.
 /// @pre blockDim.x * blockDim.y * blockDim.z == Threads.

@@ -24,7 +24,9 @@
 
 namespace tilekit {
 
-/// What a kernel body sees of its launch on the GPU.
+/// What a kernel body sees of its launch on the GPU: Launch is how it was launched
+/// (launch: ordinary, launch_cooperative: cooperative), which grid() reports.
+template <grid_launch Launch>
 class gpu_context {
  public:
   /// The calling thread's block, its size known at run time only.
@@ -33,8 +35,9 @@ class gpu_context {
   /// @pre the launch's blocks have Threads threads.
   template <unsigned Threads>
   __device__ tilekit::block<Threads> block() const { return tilekit::block<Threads>(); }
-  /// The whole grid; its sync() needs launch_cooperative.
-  __device__ grid_group grid() const { return grid_group(); }
+  /// The whole grid, as launched: under launch_cooperative every grid algorithm and
+  /// sync(); under launch the chained ones only (the others do not compile).
+  __device__ basic_grid<gpu_backend, Launch> grid() const { return basic_grid<gpu_backend, Launch>(); }
 
   /// The dynamic shared memory of this block as a T (16-byte aligned).
   /// @pre the launch asked for at least sizeof(T) bytes of shared memory.
@@ -64,50 +67,53 @@ struct launch_bounds_of<Body, decltype(void(Body::MinBlocksPerSM))> {
   static constexpr unsigned threads = Body::Threads, min_blocks = Body::MinBlocksPerSM;
 };
 
-template <class Body>
+template <class Body, grid_launch Launch>
 __global__ void __launch_bounds__(launch_bounds_of<Body>::threads, launch_bounds_of<Body>::min_blocks)
     body_kernel(Body body) {
-  gpu_context ctx;
+  gpu_context<Launch> ctx;
   body(ctx);
 }
 
 // Above 48 KiB a kernel must opt in to its dynamic shared memory.
-template <class Body>
+template <class Body, grid_launch Launch>
 cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
   if (shared_bytes <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(body_kernel<Body>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  return cudaFuncSetAttribute(body_kernel<Body, Launch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(shared_bytes));
 }
 }  // namespace detail
 
-/// The `__global__` function that launch runs body on, for the CUDA runtime's queries
+/// The `__global__` function that launch (Launch = ordinary) or launch_cooperative
+/// (cooperative) runs body on, for the CUDA runtime's queries
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cudaFuncGetAttributes, ...).
-template <class Body>
+template <class Body, grid_launch Launch = grid_launch::ordinary>
 auto kernel_of() -> void (*)(Body) {
-  return &detail::body_kernel<Body>;
+  return &detail::body_kernel<Body, Launch>;
 }
 
 /// Launches body on grid x block threads in stream with shared_bytes of dynamic
 /// shared memory; returns the launch's error (cudaSuccess if it was queued).
 template <class Body>
 cudaError_t launch(dim3 grid, dim3 block, cudaStream_t stream, const Body& body, std::size_t shared_bytes = 0) {
-  if (cudaError_t e = detail::allow_shared_bytes<Body>(shared_bytes); e != cudaSuccess) return e;
+  if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
+    return e;
   // cudaLaunchKernel returns this launch's own error; cudaGetLastError after <<<>>>
   // would also return an earlier, unrelated failure of the calling thread.
   void* args[] = {const_cast<Body*>(&body)};
-  return cudaLaunchKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body>), grid, block, args, shared_bytes,
+  return cudaLaunchKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body, grid_launch::ordinary>), grid, block, args, shared_bytes,
                           stream);
 }
 
-/// As launch, as a cooperative launch: every block resident at once, so the
-/// body may call ctx.grid().sync(). Fails (cudaErrorCooperativeLaunchTooLarge)
+/// As launch, as a cooperative launch: every block resident at once, so the body's
+/// ctx.grid() has sync() and every grid algorithm. Fails (cudaErrorCooperativeLaunchTooLarge)
 /// when the grid does not fit on the device at once.
 template <class Body>
 cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const Body& body,
                                std::size_t shared_bytes = 0) {
-  if (cudaError_t e = detail::allow_shared_bytes<Body>(shared_bytes); e != cudaSuccess) return e;
+  if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::cooperative>(shared_bytes); e != cudaSuccess)
+    return e;
   void* args[] = {const_cast<Body*>(&body)};
-  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body>), grid, block, args,
+  return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body, grid_launch::cooperative>), grid, block, args,
                                      shared_bytes, stream);
 }
 

@@ -198,11 +198,15 @@ using tile = basic_tile<N, backend>;
 /// A thread block in the simulator; Threads = 0: size known at run time only.
 template <unsigned Threads = 0>
 using block = basic_block<Threads, backend>;
-/// sync() needs every block resident (options.resident_blocks >= blocks), as a cooperative launch on the GPU.
-using grid_group = basic_grid<backend>;
+/// The grid of a cooperative launch (launch_cooperative): sync() and every grid algorithm.
+using grid_group = basic_grid<backend, grid_launch::cooperative>;
+/// The grid of an ordinary launch (launch): no sync(); the chained grid algorithms only.
+using ordinary_grid = basic_grid<backend, grid_launch::ordinary>;
 
-/// What a kernel body sees of its launch in the simulator.
-class context {
+/// What a kernel body sees of its launch in the simulator: Launch is how it was
+/// launched (launch: ordinary, launch_cooperative: cooperative), which grid() reports.
+template <grid_launch Launch>
+class basic_context {
  public:
   /// The calling thread's block, its size known at run time only.
   sim::block<> block() const { return sim::block<>(); }
@@ -210,8 +214,9 @@ class context {
   /// do not have Threads threads.
   template <unsigned Threads>
   sim::block<Threads> block() const { return sim::block<Threads>(); }
-  /// The grid of the launch.
-  grid_group grid() const { return grid_group(); }
+  /// The grid, as launched: under launch_cooperative every grid algorithm and sync();
+  /// under launch the chained ones only (the others do not compile).
+  basic_grid<backend, Launch> grid() const { return basic_grid<backend, Launch>(); }
 
   /// The block's dynamic shared memory as a T; an error if the launch gave fewer than sizeof(T) bytes.
   template <class T>
@@ -225,12 +230,16 @@ class context {
   }
 };
 
+/// The context of an ordinary launch (tilekit::sim::launch).
+using context = basic_context<grid_launch::ordinary>;
+
 /// Runs body(ctx) once per simulated thread of grid x block; returns when every
-/// thread has finished. Misuse raises tilekit::sim::error.
+/// thread has finished. Misuse raises tilekit::sim::error. An ordinary launch:
+/// options.resident_blocks blocks at a time, no grid barrier (ctx.grid() has no sync()).
 template <class Body>
 void launch(dim3 grid, dim3 block, Body&& body, const options& opt) {
   detail::runtime rt(grid, block, opt, [&body](detail::sim_thread&) {
-    context ctx;
+    basic_context<grid_launch::ordinary> ctx;
     body(ctx);
   });
   rt.run();
@@ -242,6 +251,28 @@ void launch(dim3 grid, dim3 block, Body&& body, std::size_t shared_bytes = 0) {
   options opt;
   opt.shared_bytes = shared_bytes;
   launch(grid, block, std::forward<Body>(body), opt);
+}
+
+/// As launch, as a cooperative launch (tilekit::launch_cooperative on the GPU): every
+/// block of the grid resident at once (options.resident_blocks is raised to the grid's
+/// block count), and ctx.grid() has sync() and every grid algorithm.
+template <class Body>
+void launch_cooperative(dim3 grid, dim3 block, Body&& body, const options& opt) {
+  options o = opt;
+  if (o.resident_blocks < grid.count()) o.resident_blocks = grid.count() > 0xffffffffu ? 0xffffffffu : unsigned(grid.count());
+  detail::runtime rt(grid, block, o, [&body](detail::sim_thread&) {
+    basic_context<grid_launch::cooperative> ctx;
+    body(ctx);
+  });
+  rt.run();
+}
+
+/// launch_cooperative with default options, but shared_bytes of dynamic shared memory per block.
+template <class Body>
+void launch_cooperative(dim3 grid, dim3 block, Body&& body, std::size_t shared_bytes = 0) {
+  options opt;
+  opt.shared_bytes = shared_bytes;
+  launch_cooperative(grid, block, std::forward<Body>(body), opt);
 }
 
 /// The simulator's counterpart of tilekit::gpu_launcher: the device-wide

@@ -63,23 +63,7 @@ struct run_length_encode_tuning {
   static constexpr unsigned scalar_rows = 8;         // for inputs read item by item
 };
 
-/// The decoupled look-back's pauses (device/detail/look_back.cuh). A chunk publishes its
-/// aggregate and pauses first_poll_ns before it polls its predecessors (they are still
-/// loading, scanning or looking back themselves), then retry_ns between polls while
-/// one of them has published nothing. Grids of fewer than patient_grid chunks never
-/// pause: their chunks are all resident at once, and a pause would be pure latency.
-/// (0 and 0 poll at once and back to back.) -DTILEKIT_LOOK_BACK_FIRST_POLL_NS=.. with
-/// -DTILEKIT_LOOK_BACK_RETRY_NS=.. override both (for measuring).
-struct look_back_tuning {
-#if defined(TILEKIT_LOOK_BACK_FIRST_POLL_NS)
-  static constexpr unsigned first_poll_ns = TILEKIT_LOOK_BACK_FIRST_POLL_NS, retry_ns = TILEKIT_LOOK_BACK_RETRY_NS;
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  static constexpr unsigned first_poll_ns = 1200, retry_ns = 650;  // sm_90: CUB 3.x's scan pauses (1245 / 648 ns)
-#else
-  static constexpr unsigned first_poll_ns = 0, retry_ns = 0;  // sm_75 / sm_80 and the simulator: not measured
-#endif
-  static constexpr unsigned patient_grid = 500;
-};
+// The decoupled look-back's pauses (look_back_tuning) live with it, in grid/detail/look_back.cuh.
 
 struct histogram_tuning {
   static constexpr unsigned threads = 256;
