@@ -85,6 +85,18 @@ struct vector_source<indexed_input<P>> {
   TILEKIT_HD static arg_item<V> item(count_t i, const V& x) { return {i, x}; }
 };
 
+template <class In>
+inline constexpr bool is_indexed_input_v = false;
+template <class P>
+inline constexpr bool is_indexed_input_v<indexed_input<P>> = true;
+
+template <bool Max>
+struct arg_extremum;
+template <class Op>
+inline constexpr bool is_arg_extremum_v = false;
+template <bool Max>
+inline constexpr bool is_arg_extremum_v<arg_extremum<Max>> = true;
+
 }  // namespace detail
 
 namespace detail {
@@ -130,13 +142,32 @@ struct reduce_kernel {
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
         v[j] = load_vector<V, shape::vec>(source::base(in) + at + count_t(j) * Threads * shape::vec);
-      T part = T(source::item(at, v[0].item[0]));
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+      if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
+        // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
+        // better value (arg_extremum's rule for a higher index): one compare and two
+        // selects per item, the position a 32-bit constant, the index built once.
+        V best = v[0].item[0];
+        unsigned pos = 0;
         TILEKIT_UNROLL
-        for (unsigned i = 0; i < shape::vec; ++i)
-          if (j + i > 0) part = op(part, T(source::item(at + count_t(j) * Threads * shape::vec + i, v[j].item[i])));
-      return part;
+        for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+          TILEKIT_UNROLL
+          for (unsigned i = 0; i < shape::vec; ++i)
+            if (j + i > 0) {
+              const V x = v[j].item[i];
+              const bool take = Op::max ? best < x : x < best;
+              best = take ? x : best;
+              pos = take ? j * Threads * shape::vec + i : pos;
+            }
+        return T{at + count_t(pos), best};
+      } else {
+        T part = T(source::item(at, v[0].item[0]));
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+          TILEKIT_UNROLL
+          for (unsigned i = 0; i < shape::vec; ++i)
+            if (j + i > 0) part = op(part, T(source::item(at + count_t(j) * Threads * shape::vec + i, v[j].item[i])));
+        return part;
+      }
     } else {
       T part = T(in[base + rank]);
       TILEKIT_UNROLL
@@ -260,6 +291,7 @@ struct reduce_kernel {
 /// gives the same result. Branch-free: two compares and a select.
 template <bool Max>
 struct arg_extremum {
+  static constexpr bool max = Max;  ///< ArgMax (true) or ArgMin
   template <class T>
   TILEKIT_HD arg_item<T> operator()(const arg_item<T>& a, const arg_item<T>& b) const {
     const bool b_better = Max ? a.value < b.value : b.value < a.value;

@@ -20,7 +20,9 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExtMemCudaRt.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace tilekit {
 
@@ -117,6 +119,39 @@ cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const
                                      shared_bytes, stream);
 }
 
+namespace detail {
+// The body of gpu_launcher::zero: words 4-byte words and `tail` bytes after them set to 0,
+// a grid-stride loop; it first lets the kernel after it start (run_dependent).
+struct zero_words {
+  unsigned* p;
+  std::size_t words, tail;
+  template <class Ctx>
+  __device__ void operator()(Ctx&) const {
+    gpu_backend::allow_next_grid();
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) p[i] = 0u;
+    if (blockIdx.x == 0 && threadIdx.x < tail) reinterpret_cast<unsigned char*>(p + words)[threadIdx.x] = 0;
+  }
+};
+
+// An attribute of the current device, asked of the runtime once per device and process
+// (the dispatch asks on every call, where a small input's whole time is a few
+// microseconds); 0 if it cannot be queried.
+template <cudaDeviceAttr Attribute>
+unsigned device_attribute() {
+  constexpr int cached_devices = 64;
+  static std::atomic<unsigned> cache[cached_devices] = {};  // 0: not asked yet
+  int device = 0, value = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  const bool cacheable = device >= 0 && device < cached_devices;
+  if (cacheable)
+    if (const unsigned known = cache[device].load(std::memory_order_relaxed)) return known;
+  if (cudaDeviceGetAttribute(&value, Attribute, device) != cudaSuccess || value <= 0) return 0;
+  if (cacheable) cache[device].store(static_cast<unsigned>(value), std::memory_order_relaxed);
+  return static_cast<unsigned>(value);
+}
+}  // namespace detail
+
 /// Where the device-wide algorithms run their kernels on the GPU: a stream of the
 /// current device. The simulator has the same shape (tilekit::sim::launcher), so the
 /// dispatch code of a device-wide algorithm is written once.
@@ -131,27 +166,46 @@ struct gpu_launcher {
   cudaStream_t stream = 0;
 
   /// Streaming multiprocessors of the current device (0 if it cannot be queried).
-  unsigned sm_count() const {
-    int device = 0, sms = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) return 0;
-    return static_cast<unsigned>(sms);
-  }
+  unsigned sm_count() const { return detail::device_attribute<cudaDevAttrMultiProcessorCount>(); }
   /// The most dynamic shared memory one block may opt in to (0 if it cannot be queried).
-  std::size_t max_shared_bytes() const {
-    int device = 0, bytes = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 0;
-    if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) return 0;
-    return static_cast<std::size_t>(bytes);
-  }
+  std::size_t max_shared_bytes() const { return detail::device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>(); }
   /// Launches body on grid x block threads in stream with shared_bytes of dynamic shared
   /// memory (tilekit::launch); returns the launch's error.
   template <class Body>
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
   }
-  /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
-  cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
+  /// As run, a programmatic dependent launch where the device has one (sm_90+): the
+  /// kernel may start before the previous kernel in the stream (zero's) has finished, so
+  /// body must call its backend's wait_for_prior_grid() before its first global memory
+  /// access; what it gains is the launch latency. An ordinary launch elsewhere.
+  template <class Body>
+  cudaError_t run_dependent(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    if (detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() < 9) return run(grid, block, body, shared_bytes);
+    if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
+      return e;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(grid);
+    config.blockDim = dim3(block);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, &detail::body_kernel<Body, grid_launch::ordinary>, body);
+  }
+  /// Zeroes bytes bytes at p in stream, by a kernel that lets a
+  /// run_dependent launch after it start early; returns the launch's error.
+  cudaError_t zero(void* p, std::size_t bytes) const {
+    if (bytes == 0) return cudaSuccess;
+    if (reinterpret_cast<std::uintptr_t>(p) % 4 != 0) return cudaMemsetAsync(p, 0, bytes, stream);
+    const std::size_t words = (bytes + 3) / 4, threads = 256, per_block = threads * 16;
+    const std::size_t blocks = (words + per_block - 1) / per_block;
+    return launch(dim3(unsigned(blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)), stream,
+                  detail::zero_words{static_cast<unsigned*>(p), bytes / 4, bytes % 4});
+  }
   /// Declares bytes bytes at p initialised in stream for compute-sanitizer's initcheck
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel
   /// reads before writing where any content is valid. A no-op without a tool attached.
