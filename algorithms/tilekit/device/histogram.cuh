@@ -133,6 +133,7 @@ struct histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     const count_t step = blocks * Threads * K;
     const unsigned rank = block.thread_rank();
@@ -208,6 +209,7 @@ struct byte_histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
     using block_t = decltype(block);
     using be = typename block_t::backend;
     using counters_t = byte_counters<block_t>;
@@ -290,13 +292,13 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       const detail::count_t fewest = (n >> 31) + 1;
       const unsigned grid = grid_for(detail::count_t(bytes_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
                                      byte_histogram_tuning::blocks_per_sm);
-      return launcher.run(grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads, bytes_t{in, n, counters, binner},
+      return launcher.run_dependent(grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads, bytes_t{in, n, counters, binner},
                           bytes_t::shared_bytes);
     }
   }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
-  return launcher.run(grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm), body_t::Threads,
+  return launcher.run_dependent(grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm), body_t::Threads,
                       body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
 }
 

@@ -69,6 +69,7 @@ struct scan_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -154,9 +155,9 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::chunk) == 0;
   bool vector_out = false;
   if constexpr (detail::stdx::is_same<Out, T*>::value) vector_out = reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  return launcher.run(unsigned(chunks), body_t::Threads,
-                      body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states},
-                      sizeof(typename body_t::shared_t));
+  return launcher.run_dependent(unsigned(chunks), body_t::Threads,
+                                body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states},
+                                sizeof(typename body_t::shared_t));
 }
 
 }  // namespace tilekit

@@ -23,7 +23,8 @@
 //              syncwarp(mask)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
-//              fence, is_shared, pause(ns) (a poller's back-off)
+//              fence, is_shared, pause(ns) (a poller's back-off), wait_for_prior_grid /
+//              allow_next_grid (programmatic dependent launch; no-ops where there is none)
 //   types      dim3 (what block_index() and friends return)
 #pragma once
 #include <tilekit/core/operators.hpp>
@@ -74,7 +75,8 @@ struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigne
                                       decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
                                       decltype(B::fence()), decltype(B::pause(0u)),
-                                      decltype(B::is_shared(nullptr))>> : stdx::true_type {};
+                                      decltype(B::is_shared(nullptr)), decltype(B::wait_for_prior_grid()),
+                                      decltype(B::allow_next_grid())>> : stdx::true_type {};
 }  // namespace detail
 
 /// Compiles only for a type that provides what the groups and algorithms call.
@@ -87,7 +89,8 @@ struct backend_contract {
                 "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
                 "syncwarp and has_redux");
   static_assert(detail::has_memory_ops<Backend>::value,
-                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause and is_shared");
+                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared, "
+                "wait_for_prior_grid and allow_next_grid");
   /// Always true: naming it instantiates the checks above, so a Backend that lacks an
   /// operation fails to compile with a message naming the operations required.
   static constexpr bool value = true;

@@ -79,6 +79,23 @@ struct gpu_backend {
   }
   /// A device-scope fence (__threadfence).
   __device__ static void fence() { __threadfence(); }
+  /// Waits until the kernel before this one in the stream has finished and its writes
+  /// are visible (griddepcontrol.wait on sm_90+): what a kernel launched by
+  /// gpu_launcher::run_dependent calls before its first global memory access. Returns at
+  /// once in an ordinary launch, and on older GPUs (no dependent launch there).
+  __device__ static void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  }
+  /// Lets the next kernel in the stream, if launched by run_dependent, start before this
+  /// one ends (griddepcontrol.launch_dependents on sm_90+); it still waits for this one's
+  /// writes at its wait_for_prior_grid().
+  __device__ static void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+  }
   /// Whether p points into shared memory.
   __device__ static bool is_shared(const void* p) { return __isShared(p) != 0; }
 

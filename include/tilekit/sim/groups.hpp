@@ -98,6 +98,10 @@ struct backend {
   static void pause(unsigned) { detail::runtime::get().yield(); }
   /// A device-scope fence (__threadfence).
   static void fence() { detail::runtime::get().yield(); }
+  /// The GPU's wait for the kernel before (dependent launch): launches here run one after another.
+  static void wait_for_prior_grid() {}
+  /// The GPU's early start of the next kernel (dependent launch): nothing to do here.
+  static void allow_next_grid() {}
   /// Whether p points into the calling block's shared memory.
   static bool is_shared(const void* p) { return detail::runtime::get().is_shared(p); }
 
@@ -304,6 +308,12 @@ struct launcher {
     o.shared_bytes = shared_bytes;
     launch(dim3(grid), dim3(block), body, o);
     return success;
+  }
+  /// run: the GPU's dependent launch (which may start before the kernel before it ends)
+  /// is an ordinary one here.
+  template <class Body>
+  int run_dependent(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    return run(grid, block, body, shared_bytes);
   }
   /// Sets bytes bytes at p to 0 (host memory); returns success.
   int zero(void* p, std::size_t bytes) const {
