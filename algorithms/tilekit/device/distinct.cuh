@@ -52,7 +52,7 @@ struct distinct_insert_body {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     using be = typename decltype(block)::backend;
     const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
@@ -108,12 +108,13 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(out)))) return launcher.invalid_value;
   if (n > 0) {
-    if (auto e = launcher.zero(temp, set_bytes); e != launcher.success) return e;  // the set comes first
     using body_t = distinct_insert_body<In, Packed>;
     const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
     const count_t wanted = (n + body_t::Threads - 1) / body_t::Threads;
     const unsigned grid = unsigned(wanted < count_t(sms) * 8 ? wanted : count_t(sms) * 8);
-    if (auto e = launcher.run_dependent(grid, body_t::Threads, body_t{in, n, keep.set}); e != launcher.success) return e;
+    if (auto e = launcher.zero_then_run(temp, set_bytes, true, grid, body_t::Threads, body_t{in, n, keep.set});  // the set comes first
+        e != launcher.success)
+      return e;
   }
   return device_select(launcher, select_temp, select_bytes, in, n, out, num_out, keep);
 }

@@ -133,7 +133,7 @@ struct histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     const count_t step = blocks * Threads * K;
     const unsigned rank = block.thread_rank();
@@ -209,7 +209,7 @@ struct byte_histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     using block_t = decltype(block);
     using be = typename block_t::backend;
     using counters_t = byte_counters<block_t>;
@@ -276,8 +276,8 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     return launcher.success;
   }
   if (counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
-  if (auto e = launcher.zero(counters, std::size_t(bins) * sizeof(Counter)); e != launcher.success) return e;
-  if (n == 0) return launcher.success;
+  const std::size_t counter_bytes = std::size_t(bins) * sizeof(Counter);
+  if (n == 0) return launcher.zero(counters, counter_bytes);
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
   auto grid_for = [&](detail::count_t per_block, unsigned blocks_per_sm) {
     const detail::count_t wanted = (n + per_block - 1) / per_block, most = detail::count_t(sms) * blocks_per_sm;
@@ -292,14 +292,17 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       const detail::count_t fewest = (n >> 31) + 1;
       const unsigned grid = grid_for(detail::count_t(bytes_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
                                      byte_histogram_tuning::blocks_per_sm);
-      return launcher.run_dependent(grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads, bytes_t{in, n, counters, binner},
-                          bytes_t::shared_bytes);
+      // (after a memset: the overlap measured no faster for this kernel)
+      return launcher.zero_then_run(counters, counter_bytes, false, grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads,
+                                    bytes_t{in, n, counters, binner}, bytes_t::shared_bytes);
     }
   }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
-  return launcher.run_dependent(grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm), body_t::Threads,
-                      body_t{in, n, counters, bins, binner, privatise}, privatise ? shared_bytes : 0);
+  return launcher.zero_then_run(counters, counter_bytes, true,
+                                grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm),
+                                body_t::Threads, body_t{in, n, counters, bins, binner, privatise},
+                                privatise ? shared_bytes : 0);
 }
 
 }  // namespace tilekit

@@ -107,7 +107,7 @@ struct rle_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -261,10 +261,9 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
   if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(keys_out) || is_null(lengths_out))))
     return launcher.invalid_value;
-  if (chunks > 0)
-    if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
-  return launcher.run_dependent(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
+                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
                                 body_t{in, n, keys_out, lengths_out, num_out, vector_in, storage.states},
                                 sizeof(typename body_t::shared_t));
 }

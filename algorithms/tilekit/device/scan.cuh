@@ -69,7 +69,7 @@ struct scan_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -151,11 +151,11 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   if (n == 0) return launcher.success;
   if (detail::is_null(in) || detail::is_null(out)) return launcher.invalid_value;
   if (chunks > 0x7fffffff) return launcher.invalid_value;  // one chunk per block: gridDim.x's limit
-  if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::chunk) == 0;
   bool vector_out = false;
   if constexpr (detail::stdx::is_same<Out, T*>::value) vector_out = reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  return launcher.run_dependent(unsigned(chunks), body_t::Threads,
+  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
+                                unsigned(chunks), body_t::Threads,
                                 body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states},
                                 sizeof(typename body_t::shared_t));
 }

@@ -105,7 +105,7 @@ struct select_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by run_dependent, after zero()
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -226,10 +226,9 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   }
   if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
-  if (chunks > 0)
-    if (auto e = launcher.zero(storage.zero_from, storage.zero_bytes); e != launcher.success) return e;
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
-  return launcher.run_dependent(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
+                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
                                 body_t{in, n, out, num_out, keep, vector_in, storage.states},
                                 sizeof(typename body_t::shared_t));
 }

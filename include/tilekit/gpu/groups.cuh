@@ -81,14 +81,14 @@ struct gpu_backend {
   __device__ static void fence() { __threadfence(); }
   /// Waits until the kernel before this one in the stream has finished and its writes
   /// are visible (griddepcontrol.wait on sm_90+): what a kernel launched by
-  /// gpu_launcher::run_dependent calls before its first global memory access. Returns at
+  /// gpu_launcher::zero_then_run calls before its first global memory access. Returns at
   /// once in an ordinary launch, and on older GPUs (no dependent launch there).
   __device__ static void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   }
-  /// Lets the next kernel in the stream, if launched by run_dependent, start before this
+  /// Lets the next kernel in the stream, if launched to overlap (zero_then_run), start before this
   /// one ends (griddepcontrol.launch_dependents on sm_90+); it still waits for this one's
   /// writes at its wait_for_prior_grid().
   __device__ static void allow_next_grid() {

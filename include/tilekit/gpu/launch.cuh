@@ -120,8 +120,8 @@ cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const
 }
 
 namespace detail {
-// The body of gpu_launcher::zero: words 4-byte words and `tail` bytes after them set to 0,
-// a grid-stride loop; it first lets the kernel after it start (run_dependent).
+// The zeroing kernel of gpu_launcher::zero_then_run: words 4-byte words and `tail` bytes
+// after them set to 0, a grid-stride loop; it first lets the kernel after it start.
 struct zero_words {
   unsigned* p;
   std::size_t words, tail;
@@ -175,13 +175,31 @@ struct gpu_launcher {
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
   }
-  /// As run, a programmatic dependent launch where the device has one (sm_90+): the
-  /// kernel may start before the previous kernel in the stream (zero's) has finished, so
-  /// body must call its backend's wait_for_prior_grid() before its first global memory
-  /// access; what it gains is the launch latency. An ordinary launch elsewhere.
+  /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
+  cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
+  /// Zeroes bytes bytes at p, then runs body as run does; returns the first error. With
+  /// overlap (on sm_90+) the zeroing is a kernel that lets body's kernel start before it
+  /// ends (a programmatic dependent launch): body's launch latency hides behind the
+  /// zeroing, which pays for large grids and for kernels with much shared memory, while
+  /// a small grid starts sooner after a memset (measured on the H200:
+  /// perf/results/2026-12-02-h200-dependent-launch). body must call its backend's
+  /// wait_for_prior_grid() before its first global memory access (at once otherwise).
   template <class Body>
-  cudaError_t run_dependent(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
-    if (detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() < 9) return run(grid, block, body, shared_bytes);
+  cudaError_t zero_then_run(void* p, std::size_t bytes, bool overlap, unsigned grid, unsigned block, const Body& body,
+                            std::size_t shared_bytes = 0) const {
+    if (!overlap || reinterpret_cast<std::uintptr_t>(p) % 4 != 0 ||
+        detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() < 9) {
+      if (cudaError_t e = zero(p, bytes); e != cudaSuccess) return e;
+      return run(grid, block, body, shared_bytes);
+    }
+    if (bytes > 0) {
+      const std::size_t words = bytes / 4, threads = 256, per_block = threads * 16;
+      const std::size_t blocks = (words + per_block - 1) / per_block;
+      if (cudaError_t e = launch(dim3(unsigned(blocks == 0 ? 1 : blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)),
+                                 stream, detail::zero_words{static_cast<unsigned*>(p), words, bytes % 4});
+          e != cudaSuccess)
+        return e;
+    }
     if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
       return e;
     cudaLaunchAttribute attribute[1];
@@ -195,16 +213,6 @@ struct gpu_launcher {
     config.attrs = attribute;
     config.numAttrs = 1;
     return cudaLaunchKernelEx(&config, &detail::body_kernel<Body, grid_launch::ordinary>, body);
-  }
-  /// Zeroes bytes bytes at p in stream, by a kernel that lets a
-  /// run_dependent launch after it start early; returns the launch's error.
-  cudaError_t zero(void* p, std::size_t bytes) const {
-    if (bytes == 0) return cudaSuccess;
-    if (reinterpret_cast<std::uintptr_t>(p) % 4 != 0) return cudaMemsetAsync(p, 0, bytes, stream);
-    const std::size_t words = (bytes + 3) / 4, threads = 256, per_block = threads * 16;
-    const std::size_t blocks = (words + per_block - 1) / per_block;
-    return launch(dim3(unsigned(blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)), stream,
-                  detail::zero_words{static_cast<unsigned*>(p), bytes / 4, bytes % 4});
   }
   /// Declares bytes bytes at p initialised in stream for compute-sanitizer's initcheck
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel

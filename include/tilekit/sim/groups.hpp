@@ -309,10 +309,11 @@ struct launcher {
     launch(dim3(grid), dim3(block), body, o);
     return success;
   }
-  /// run: the GPU's dependent launch (which may start before the kernel before it ends)
-  /// is an ordinary one here.
+  /// zero, then run (the GPU's overlap of the two, a dependent launch, has no counterpart here).
   template <class Body>
-  int run_dependent(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+  int zero_then_run(void* p, std::size_t bytes, bool /*overlap*/, unsigned grid, unsigned block, const Body& body,
+                    std::size_t shared_bytes = 0) const {
+    if (bytes > 0) zero(p, bytes);
     return run(grid, block, body, shared_bytes);
   }
   /// Sets bytes bytes at p to 0 (host memory); returns success.

@@ -65,6 +65,19 @@ struct run_length_encode_tuning {
 
 // The decoupled look-back's pauses (look_back_tuning) live with it, in grid/detail/look_back.cuh.
 
+/// When a kernel that follows the zeroing of its storage starts early (a dependent
+/// launch, gpu_launcher::zero_then_run's overlap): single-pass kernels of at least
+/// overlap_chunks blocks; on the H200 smaller grids start sooner after a memset, larger
+/// ones gain 3-9% at 2^20-2^24 items (perf/results/2026-12-02-h200-dependent-launch).
+/// -DTILEKIT_OVERLAP_CHUNKS overrides (for measuring).
+struct launch_tuning {
+#if defined(TILEKIT_OVERLAP_CHUNKS)
+  static constexpr long long overlap_chunks = TILEKIT_OVERLAP_CHUNKS;
+#else
+  static constexpr long long overlap_chunks = 256;
+#endif
+};
+
 struct histogram_tuning {
   static constexpr unsigned threads = 256;
   static constexpr unsigned items = 8;    // samples per thread per pass, striped (item by item)
