@@ -302,6 +302,32 @@ BOOST_AUTO_TEST_CASE(temporary_storage_reused_without_clearing) {
   check_storage_reuse(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
 }
 
+// Temporary storage at any alignment (the dispatch aligns the block totals' slots inside
+// the buffer): grids of a few blocks and of more than 32.
+BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
+  using namespace tk_test;
+  const std::int64_t n = std::int64_t(::backend::device_max_items() / 4) + 3;
+  std::vector<long long> h(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) h[std::size_t(i)] = (i * 7919) % 1001 - 500;
+  long long want = 0;
+  for (long long x : h) want += x;
+  dbuf<long long> in(h);
+  for (const auto& launcher : {::backend::launcher(), ::backend::launcher_with_sms(16)})
+    for (std::size_t offset : {1u, 8u, 100u}) {
+      dbuf<long long> out(1, poison<long long>());
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, in.data(), n, out.data(), tilekit::plus{}, 0ll) ==
+                    launcher.success);
+      dbuf<unsigned char> temp(bytes + offset, 0xCD);
+      BOOST_TEST_CONTEXT(::backend::name << " device reduce, temporary storage " << offset << " bytes past an allocation") {
+        BOOST_TEST(tilekit::device_reduce(launcher, temp.data() + offset, bytes, in.data(), n, out.data(), tilekit::plus{},
+                                          0ll) == launcher.success);
+        ::backend::sync();
+        BOOST_TEST(out.to_host()[0] == want);
+      }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

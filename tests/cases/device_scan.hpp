@@ -175,6 +175,37 @@ BOOST_AUTO_TEST_CASE(in_place_and_iterator_input) {
   BOOST_TEST(out.to_host() == reference_scan(scan_kind::exclusive_init, h.data(), n, tilekit::plus{}, 100));
 }
 
+// Temporary storage at any alignment, as CUB takes it: the dispatch aligns its pieces
+// inside the buffer (the queried size has room for that). 4-byte (packed) and 8-byte
+// (16-byte pairs) chunk states; several chunks.
+BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  const std::int64_t n = std::int64_t(::backend::device_max_items() / 8) + 5;
+  std::vector<int> h(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) h[std::size_t(i)] = int(i % 17) - 8;
+  std::vector<long long> h64(h.begin(), h.end());
+  sbuf<int> in(h), out(std::size_t(n), poison<int>());
+  sbuf<long long> in64(h64), out64(std::size_t(n), poison<long long>());
+  for (std::size_t offset : {1u, 8u, 100u}) {
+    std::size_t bytes = 0, bytes64 = 0;
+    BOOST_REQUIRE(tilekit::device_scan<true>(launcher, nullptr, bytes, in.data(), n, out.data(), tilekit::plus{}, 0, false) ==
+                  launcher.success);
+    BOOST_REQUIRE(tilekit::device_scan<true>(launcher, nullptr, bytes64, in64.data(), n, out64.data(), tilekit::plus{}, 0ll,
+                                             false) == launcher.success);
+    sbuf<unsigned char> temp(std::max(bytes, bytes64) + offset, 0xCD);
+    BOOST_TEST_CONTEXT(::backend::name << " device scan, temporary storage " << offset << " bytes past an allocation") {
+      BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data() + offset, bytes, in.data(), n, out.data(), tilekit::plus{}, 0,
+                                            false) == launcher.success);
+      BOOST_TEST(tilekit::device_scan<true>(launcher, temp.data() + offset, bytes64, in64.data(), n, out64.data(),
+                                            tilekit::plus{}, 0ll, false) == launcher.success);
+      ::backend::sync();
+      BOOST_TEST(out.to_host() == reference_scan(scan_kind::inclusive, h.data(), n, tilekit::plus{}, 0));
+      BOOST_TEST(out64.to_host() == reference_scan(scan_kind::inclusive, h64.data(), n, tilekit::plus{}, 0ll));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -237,6 +237,35 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_tes
   BOOST_TEST(is_poison(got.back()));
 }
 
+// Temporary storage at any alignment (the dispatch aligns its pieces inside the buffer).
+BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  const std::int64_t n = std::int64_t(::backend::device_max_items() / 8) + 5;
+  std::vector<int> h(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) h[std::size_t(i)] = int((i * 7919) % 101);
+  std::vector<int> want;
+  for (int x : h)
+    if (x < 50) want.push_back(x);
+  const tilekit::keep_if<below> keep{below{50}};
+  for (std::size_t offset : {1u, 8u, 100u}) {
+    selbuf<int> in(h), out(std::size_t(n), poison<int>());
+    selbuf<std::int64_t> num(1, -1);
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_select<false>(launcher, nullptr, bytes, in.data(), n, out.data(), num.data(), keep) ==
+                  launcher.success);
+    selbuf<unsigned char> temp(bytes + offset, 0xCD);
+    BOOST_TEST_CONTEXT(::backend::name << " device select, temporary storage " << offset << " bytes past an allocation") {
+      BOOST_TEST(tilekit::device_select<false>(launcher, temp.data() + offset, bytes, in.data(), n, out.data(), num.data(),
+                                               keep) == launcher.success);
+      ::backend::sync();
+      BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
+      const auto got = out.to_host();
+      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -4,9 +4,10 @@
 //
 // Covered: InclusiveSum, ExclusiveSum, InclusiveScan, ExclusiveScan (with an
 // init value), InclusiveScanInit, with CUB's signatures (CCCL 3.0) and its
-// two-phase temp-storage protocol; in == out works. Differences: the tile states
-// are zeroed by a memset instead of CUB's separate init kernel; num_items up to
-// 2^63 - 1; a negative num_items is cudaErrorInvalidValue. Not covered yet: the
+// two-phase temp-storage protocol (any alignment of d_temp_storage); in == out works.
+// Differences: the tile states are zeroed by a memset for fewer than 256 tiles, else by a
+// kernel the scan overlaps (as CUB's init kernel); num_items up to 2^63 - 1; a negative
+// num_items is cudaErrorInvalidValue. Not covered yet: the
 // single-iterator in-place overloads (pass the same pointer as d_in and d_out),
 // ExclusiveScan with a future value, the ByKey scans.
 #pragma once
@@ -21,8 +22,9 @@ namespace tilekit::cub {
 /// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
 /// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in or d_out
 /// pointer with num_items > 0, a too small temp_storage_bytes, or more than 2^31 - 1 chunks (one
-/// block each); else the launch's. Differences from CUB: the tile states are zeroed by a memset, not
-/// an init kernel; num_items up to 2^63 - 1; a negative one is an error.
+/// block each); else the launch's. Differences from CUB: the tile states of fewer than 256 tiles are
+/// zeroed by a memset (faster there than an init kernel); num_items up to 2^63 - 1; a negative one is
+/// an error.
 struct DeviceScan {
   /// d_out[i] = d_in[0] + ... + d_in[i]. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>

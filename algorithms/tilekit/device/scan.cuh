@@ -31,7 +31,8 @@ namespace tilekit {
 // then its inclusive prefix; the first warp of the next chunks walks back over
 // those, 32 chunks at a time, to the nearest inclusive prefix. op need only be
 // associative (values meet in index order). in == out is allowed. Chunk states
-// start zeroed (a memset before the launch). The entry points are
+// start zeroed (launcher.zero_then_run: a memset for small grids, else a zeroing kernel the
+// scan kernel overlaps with a dependent launch). The entry points are
 // tilekit::device::inclusive_scan / exclusive_scan (GPU) and this function with
 // a tilekit::sim::launcher (simulator).
 

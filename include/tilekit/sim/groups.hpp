@@ -6,6 +6,9 @@
 #include <tilekit/core/group.hpp>
 #include <tilekit/sim/intrinsics.hpp>
 
+#include <cstdint>
+#include <string>
+
 namespace tilekit::sim {
 
 /// The simulator's backend: raw intrinsics on simulated lanes (intrinsics.hpp) and
@@ -18,6 +21,7 @@ struct backend {
   /// atomicAdd: adds value to *address; returns the old value.
   template <class T>
   static T atomic_add(T* address, T value) {
+    check_aligned(address, alignof(T), "atomic_add");
     const T old = *address;
     *address = static_cast<T>(old + value);
     written();
@@ -26,6 +30,7 @@ struct backend {
   /// atomicCAS: stores value if *address == compare; returns the old value.
   template <class T>
   static T atomic_cas(T* address, T compare, T value) {
+    check_aligned(address, alignof(T), "atomic_cas");
     const T old = *address;
     if (old == compare) *address = value;
     written();
@@ -34,6 +39,7 @@ struct backend {
   /// atomicExch: stores value; returns the old value.
   template <class T>
   static T atomic_exch(T* address, T value) {
+    check_aligned(address, alignof(T), "atomic_exch");
     const T old = *address;
     *address = value;
     written();
@@ -42,6 +48,7 @@ struct backend {
   /// atomicMin: stores value if it is less than *address; returns the old value.
   template <class T>
   static T atomic_min(T* address, T value) {
+    check_aligned(address, alignof(T), "atomic_min");
     const T old = *address;
     if (value < old) *address = value;
     written();
@@ -50,6 +57,7 @@ struct backend {
   /// atomicMax: stores value if *address is less than it; returns the old value.
   template <class T>
   static T atomic_max(T* address, T value) {
+    check_aligned(address, alignof(T), "atomic_max");
     const T old = *address;
     if (old < value) *address = value;
     written();
@@ -59,6 +67,7 @@ struct backend {
   /// run: a reader that does not wait for a writer reads before the writer has run.
   template <class T>
   static T load_acquire(const T* address) {
+    check_aligned(address, alignof(T), "load_acquire");
     const T value = *address;
     detail::runtime::get().spin_point();
     return value;
@@ -66,6 +75,7 @@ struct backend {
   /// A device-scope relaxed load (polled like load_acquire).
   template <class T>
   static T load_relaxed(const T* address) {
+    check_aligned(address, alignof(T), "load_relaxed");
     const T value = *address;
     detail::runtime::get().spin_point();
     return value;
@@ -73,17 +83,20 @@ struct backend {
   /// A device-scope relaxed store.
   template <class T>
   static void store_relaxed(T* address, T value) {
+    check_aligned(address, alignof(T), "store_relaxed");
     *address = value;
     written();
   }
   /// Two 64-bit words stored / loaded as one access (a fiber switches only between them).
   static void store_relaxed_pair(unsigned long long* address, unsigned long long first, unsigned long long second) {
+    check_aligned(address, 16, "store_relaxed_pair");
     address[0] = first;
     address[1] = second;
     written();
   }
   /// Reads address[0] into first and address[1] into second as one access (polled like load_acquire).
   static void load_relaxed_pair(const unsigned long long* address, unsigned long long& first, unsigned long long& second) {
+    check_aligned(address, 16, "load_relaxed_pair");
     first = address[0];
     second = address[1];
     detail::runtime::get().spin_point();
@@ -91,6 +104,7 @@ struct backend {
   /// A device-scope release store.
   template <class T>
   static void store_release(T* address, T value) {
+    check_aligned(address, alignof(T), "store_release");
     *address = value;
     written();
   }
@@ -106,6 +120,12 @@ struct backend {
   static bool is_shared(const void* p) { return detail::runtime::get().is_shared(p); }
 
  private:
+  // A global memory access of `bytes` bytes at an address not aligned to them faults on the GPU.
+  static void check_aligned(const void* address, std::size_t bytes, const char* what) {
+    if (reinterpret_cast<std::uintptr_t>(address) % bytes != 0)
+      throw error(std::string("tilekit::sim: ") + what + " at an address that is not " + std::to_string(bytes) +
+                  "-byte aligned (the GPU faults)");
+  }
   static void written() {
     detail::runtime& rt = detail::runtime::get();
     rt.note_write();

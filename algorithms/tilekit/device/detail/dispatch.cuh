@@ -6,6 +6,7 @@
 #include <tilekit/core/iterator.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <chrono>
 #include <random>
 
@@ -20,22 +21,29 @@
 
 namespace tilekit::detail {
 
-/// Carves aligned pieces out of one temporary-storage buffer; with a null base it
-/// only adds up the bytes needed (the size query of the two-phase protocol).
+/// Carves 256-byte aligned pieces out of one temporary-storage buffer of any alignment
+/// (as CUB: the pieces start at the buffer's first 256-byte boundary, and the size counts
+/// the 255 bytes that may take); with a null base it only adds up the bytes needed (the
+/// size query of the two-phase protocol).
 class temp_carver {
  public:
-  explicit TILEKIT_HD temp_carver(void* base) : base_(static_cast<unsigned char*>(base)) {}
+  static constexpr std::size_t alignment = 256;  // every piece aligned as cudaMalloc's memory
+  explicit TILEKIT_HD temp_carver(void* base)
+      : base_(static_cast<unsigned char*>(base)),
+        skip_(base ? (alignment - reinterpret_cast<std::uintptr_t>(base) % alignment) % alignment : 0) {}
   template <class T>
   TILEKIT_HD T* take(std::size_t count) {
-    used_ = (used_ + 255) / 256 * 256;  // every piece 256-byte aligned, as cudaMalloc's
-    T* p = base_ ? reinterpret_cast<T*>(base_ + used_) : nullptr;
+    used_ = (used_ + alignment - 1) / alignment * alignment;
+    T* p = base_ ? reinterpret_cast<T*>(base_ + skip_ + used_) : nullptr;
     used_ += count * sizeof(T);
     return p;
   }
-  TILEKIT_HD std::size_t bytes() const { return used_ > 0 ? used_ : 1; }
+  /// The bytes the buffer must have: the pieces and room to align them (1 where there are none).
+  TILEKIT_HD std::size_t bytes() const { return used_ > 0 ? used_ + alignment - 1 : 1; }
 
  private:
   unsigned char* base_;
+  std::size_t skip_;  // from base_ to its first 256-byte boundary
   std::size_t used_ = 0;
 };
 
