@@ -260,6 +260,25 @@ inline std::vector<mat2> grid_values<mat2>(std::size_t count, std::mt19937_64& g
   return v;
 }
 
+// What the compact tests check: out holds n items from compact, then n from
+// compact_store, each the odd values of in[0 .. n) in order and then poison;
+// counts[0], counts[1] are the counts each reported.
+inline void check_compacted_odds(const std::vector<int>& in, std::size_t n, const std::vector<int>& out,
+                                 const std::vector<unsigned long long>& counts, const std::string& what) {
+  std::vector<int> want;
+  for (std::size_t i = 0; i < n; ++i)
+    if (in[i] % 2 != 0) want.push_back(in[i]);
+  for (int form = 0; form < 2; ++form) {  // compact, then compact_store
+    const std::vector<int> got(out.begin() + std::ptrdiff_t(form * n), out.begin() + std::ptrdiff_t((form + 1) * n));
+    BOOST_TEST_CONTEXT(::backend::name << " " << what << ", " << (form ? "compact_store" : "compact")
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(counts[std::size_t(form)] == want.size());
+      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+      BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int x) { return is_poison(x); }));
+    }
+  }
+}
+
 template <unsigned Threads>
 void check_grid_reduce_shapes() {
   auto g = rng_for(next_salt());
@@ -282,20 +301,8 @@ void check_grid_reduce_shapes() {
     ::backend::run_cooperative(blocks, Threads,
                                grid_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), blocks, n},
                                sizeof(tilekit::scan_storage<unsigned long long, Threads>));
-    std::vector<int> want;
-    for (std::size_t i = 0; i < n; ++i)
-      if (ints[i] % 2 != 0) want.push_back(ints[i]);
-    const auto all = d_out.to_host();
-    const auto counts = d_count.to_host();
-    for (int form = 0; form < 2; ++form) {  // compact, then compact_store
-      const std::vector<int> got(all.begin() + std::ptrdiff_t(form * n), all.begin() + std::ptrdiff_t((form + 1) * n));
-      BOOST_TEST_CONTEXT(::backend::name << " grid " << (form ? "compact_store" : "compact") << ", " << blocks << " blocks x "
-                                         << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(counts[std::size_t(form)] == want.size());
-        BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
-        BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int x) { return is_poison(x); }));
-      }
-    }
+    check_compacted_odds(ints, n, d_out.to_host(), d_count.to_host(),
+                         "grid, " + std::to_string(blocks) + " blocks x " + std::to_string(Threads) + " threads");
   }
 }
 
@@ -601,20 +608,8 @@ void check_grid_chain_compact(unsigned blocks, std::mt19937_64& g) {
   ::backend::run(blocks, Threads,
                  grid_chain_compact_body<Threads>{d_in.data(), d_out.data(), d_count.data(), memory.data(), storage_bytes, blocks},
                  sizeof(tilekit::chain_storage<unsigned long long, Threads>));
-  std::vector<int> want;
-  for (int x : ints)
-    if (x % 2 != 0) want.push_back(x);
-  const auto all = d_out.to_host();
-  const auto counts = d_count.to_host();
-  for (int form = 0; form < 2; ++form) {
-    const std::vector<int> got(all.begin() + std::ptrdiff_t(form * n), all.begin() + std::ptrdiff_t((form + 1) * n));
-    BOOST_TEST_CONTEXT(::backend::name << " chained grid " << (form ? "compact_store" : "compact") << ", " << blocks
-                                       << " blocks x " << Threads << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
-      BOOST_TEST(counts[std::size_t(form)] == want.size());
-      BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
-      BOOST_TEST(std::all_of(got.begin() + std::ptrdiff_t(want.size()), got.end(), [](int v) { return is_poison(v); }));
-    }
-  }
+  check_compacted_odds(ints, n, d_out.to_host(), d_count.to_host(),
+                       "chained grid, " + std::to_string(blocks) + " blocks x " + std::to_string(Threads) + " threads");
 }
 
 }  // namespace tk_test

@@ -21,69 +21,48 @@ BOOST_AUTO_TEST_CASE(storage_for_fewer_blocks_than_the_grid) {
                         });
 }
 
-// A second ticket from one storage in one launch (two scans over one grid_chain_storage).
-struct two_tickets_body {
+// Chained scans of ones: `calls` of them over one grid_chain_storage for max_blocks blocks
+// (0: the grid's); where out is given, out[ticket * 32 + thread] = the scan and who[ticket] =
+// the block's rank.
+struct chain_ones_body {
   void* memory;
+  unsigned long long max_blocks = 0;
+  int calls = 1;
+  int* out = nullptr;
+  unsigned* who = nullptr;
   template <class Ctx>
   void operator()(Ctx& ctx) const {
     auto block = ctx.template block<32>();
     auto grid = ctx.grid();
     auto& shared = ctx.template shared<tilekit::chain_storage<int, 32>>();
-    tilekit::grid_chain_storage<int> storage(memory, grid.num_blocks());
-    for (int call = 0; call < 2; ++call) {
-      tilekit::take_ticket(grid, block, shared, storage);
-      tilekit::inclusive_scan(grid, block, 1, tilekit::plus{}, shared, storage);
+    tilekit::grid_chain_storage<int> storage(memory, max_blocks ? max_blocks : grid.num_blocks());
+    for (int call = 0; call < calls; ++call) {
+      const unsigned long long c = tilekit::take_ticket(grid, block, shared, storage);
+      const int scanned = tilekit::inclusive_scan(grid, block, 1, tilekit::plus{}, shared, storage);
+      if (out) out[c * 32 + block.thread_rank()] = scanned;
+      if (who && block.thread_rank() == 0) who[c] = unsigned(grid.block_rank());
       block.sync();
     }
   }
 };
 
+// A second ticket from one storage in one launch (two scans over one grid_chain_storage).
 BOOST_AUTO_TEST_CASE(a_chain_storage_serves_one_scan_per_launch) {
   std::vector<unsigned long long> memory(tilekit::grid_chain_storage<int>::bytes(3) / 8 + 1, 0);
-  BOOST_CHECK_EXCEPTION(tilekit::sim::launch(3, 32, two_tickets_body{memory.data()}, sizeof(tilekit::chain_storage<int, 32>)),
+  BOOST_CHECK_EXCEPTION(tilekit::sim::launch(3, 32, chain_ones_body{memory.data(), 0, 2}, sizeof(tilekit::chain_storage<int, 32>)),
                         tilekit::sim::error, [](const tilekit::sim::error& e) {
                           return std::string(e.what()).find("more tickets than blocks") != std::string::npos;
                         });
 }
 
 // Chain storage for fewer blocks than the grid.
-struct one_ticket_body {
-  void* memory;
-  unsigned long long max_blocks;
-  template <class Ctx>
-  void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<32>();
-    auto grid = ctx.grid();
-    auto& shared = ctx.template shared<tilekit::chain_storage<int, 32>>();
-    tilekit::grid_chain_storage<int> storage(memory, max_blocks);
-    tilekit::take_ticket(grid, block, shared, storage);
-    tilekit::inclusive_scan(grid, block, 1, tilekit::plus{}, shared, storage);
-  }
-};
-
 BOOST_AUTO_TEST_CASE(chain_storage_for_fewer_blocks_than_the_grid) {
   std::vector<unsigned long long> memory(tilekit::grid_chain_storage<int>::bytes(2) / 8 + 1, 0);
-  BOOST_CHECK_EXCEPTION(tilekit::sim::launch(3, 32, one_ticket_body{memory.data(), 2}, sizeof(tilekit::chain_storage<int, 32>)),
+  BOOST_CHECK_EXCEPTION(tilekit::sim::launch(3, 32, chain_ones_body{memory.data(), 2}, sizeof(tilekit::chain_storage<int, 32>)),
                         tilekit::sim::error, [](const tilekit::sim::error& e) {
                           return std::string(e.what()).find("grid_chain_storage holds") != std::string::npos;
                         });
 }
-
-struct ticket_order_body {
-  int* out;       // out[ticket * 32 + thread]: inclusive scan of ones
-  unsigned* who;  // who[ticket] = block rank
-  void* memory;
-  template <class Ctx>
-  void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<32>();
-    auto grid = ctx.grid();
-    auto& shared = ctx.template shared<tilekit::chain_storage<int, 32>>();
-    tilekit::grid_chain_storage<int> storage(memory, grid.num_blocks());
-    const unsigned long long c = tilekit::take_ticket(grid, block, shared, storage);
-    out[c * 32 + block.thread_rank()] = tilekit::inclusive_scan(grid, block, 1, tilekit::plus{}, shared, storage);
-    if (block.thread_rank() == 0) who[c] = unsigned(grid.block_rank());
-  }
-};
 
 // Later blocks run ahead of earlier ones, two resident at a time: tickets follow the order
 // blocks start in, not their rank, and every block still gets the prefix of its chain.
@@ -96,7 +75,7 @@ BOOST_AUTO_TEST_CASE(chain_order_follows_the_tickets) {
   opt.resident_blocks = 2;
   opt.later_blocks_first = true;
   opt.shared_bytes = sizeof(tilekit::chain_storage<int, 32>);
-  tilekit::sim::launch(blocks, 32, ticket_order_body{out.data(), who.data(), memory.data()}, opt);
+  tilekit::sim::launch(blocks, 32, chain_ones_body{memory.data(), 0, 1, out.data(), who.data()}, opt);
   for (unsigned i = 0; i < blocks * 32; ++i) BOOST_TEST(out[i] == int(i + 1));
   BOOST_TEST(who != std::vector<unsigned>({0, 1, 2, 3, 4, 5, 6, 7, 8}));  // some later block drew an earlier ticket
   std::vector<unsigned> sorted = who;

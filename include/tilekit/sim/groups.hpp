@@ -257,16 +257,24 @@ class basic_context {
 /// The context of an ordinary launch (tilekit::sim::launch).
 using context = basic_context<grid_launch::ordinary>;
 
+namespace detail {
+// Runs body(ctx) with the context of a Launch launch once per simulated thread.
+template <grid_launch Launch, class Body>
+void run_launch(dim3 grid, dim3 block, Body& body, const options& opt) {
+  runtime rt(grid, block, opt, [&body](sim_thread&) {
+    basic_context<Launch> ctx;
+    body(ctx);
+  });
+  rt.run();
+}
+}  // namespace detail
+
 /// Runs body(ctx) once per simulated thread of grid x block; returns when every
 /// thread has finished. Misuse raises tilekit::sim::error. An ordinary launch:
 /// options.resident_blocks blocks at a time, no grid barrier (ctx.grid() has no sync()).
 template <class Body>
 void launch(dim3 grid, dim3 block, Body&& body, const options& opt) {
-  detail::runtime rt(grid, block, opt, [&body](detail::sim_thread&) {
-    basic_context<grid_launch::ordinary> ctx;
-    body(ctx);
-  });
-  rt.run();
+  detail::run_launch<grid_launch::ordinary>(grid, block, body, opt);
 }
 
 /// launch with default options, but shared_bytes of dynamic shared memory per block.
@@ -284,11 +292,7 @@ template <class Body>
 void launch_cooperative(dim3 grid, dim3 block, Body&& body, const options& opt) {
   options o = opt;
   if (o.resident_blocks < grid.count()) o.resident_blocks = grid.count() > 0xffffffffu ? 0xffffffffu : unsigned(grid.count());
-  detail::runtime rt(grid, block, o, [&body](detail::sim_thread&) {
-    basic_context<grid_launch::cooperative> ctx;
-    body(ctx);
-  });
-  rt.run();
+  detail::run_launch<grid_launch::cooperative>(grid, block, body, o);
 }
 
 /// launch_cooperative with default options, but shared_bytes of dynamic shared memory per block.

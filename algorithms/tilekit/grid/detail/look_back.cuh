@@ -95,6 +95,22 @@ struct chunk_states<T, state_layout::pair> {
   TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + 2 * chunk; }
 };
 
+// The fenced layouts' values: v as 32-bit words at dst (stored plainly; the release of
+// its flag follows), and read back from src word by word with relaxed loads after the
+// flag's acquire (they bypass L1: never stale).
+template <class T>
+TILEKIT_HD void store_words(unsigned* dst, const T& v) {
+  unsigned w[(sizeof(T) + 3) / 4] = {};
+  std::memcpy(w, &v, sizeof(T));
+  for (unsigned i = 0; i < (sizeof(T) + 3) / 4; ++i) dst[i] = w[i];
+}
+template <class Backend, class T>
+TILEKIT_HD void load_words(const unsigned* src, T& v) {
+  unsigned w[(sizeof(T) + 3) / 4];
+  for (unsigned i = 0; i < (sizeof(T) + 3) / 4; ++i) w[i] = Backend::load_relaxed(src + i);
+  std::memcpy(static_cast<void*>(&v), w, sizeof(T));
+}
+
 template <class T>
 struct chunk_states<T, state_layout::fenced> {
   static constexpr std::size_t flag_words = 1;
@@ -105,20 +121,14 @@ struct chunk_states<T, state_layout::fenced> {
 
   template <class Backend>
   TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
-    unsigned w[words] = {};
-    std::memcpy(w, &v, sizeof(T));
-    unsigned* dst = values + (2 * chunk + (flag - 1)) * words;
-    for (unsigned i = 0; i < words; ++i) dst[i] = w[i];
+    store_words(values + (2 * chunk + (flag - 1)) * words, v);
     Backend::store_release(flags + chunk, flag);
   }
   template <class Backend>
   TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
     const unsigned flag = Backend::load_acquire(flags + chunk);
     if (flag == 0) return 0;
-    unsigned w[words];
-    const unsigned* src = values + (2 * chunk + (flag - 1)) * words;
-    for (unsigned i = 0; i < words; ++i) w[i] = Backend::load_relaxed(src + i);  // bypasses L1: never stale
-    std::memcpy(static_cast<void*>(&v), w, sizeof(T));
+    load_words<Backend>(values + (2 * chunk + (flag - 1)) * words, v);
     return flag;
   }
 };
@@ -182,10 +192,7 @@ struct epoch_states {
       std::memcpy(&bits, &v, sizeof(T));
       Backend::store_relaxed_pair(tags + 2 * chunk, tag, bits);
     } else {
-      unsigned w[words] = {};
-      std::memcpy(w, &v, sizeof(T));
-      unsigned* dst = values + (2 * chunk + (flag - 1)) * words;
-      for (unsigned i = 0; i < words; ++i) dst[i] = w[i];
+      store_words(values + (2 * chunk + (flag - 1)) * words, v);
       Backend::store_release(tags + chunk, tag);
     }
   }
@@ -201,10 +208,7 @@ struct epoch_states {
       const unsigned long long tag = Backend::load_acquire(tags + chunk);
       const unsigned flag = static_cast<unsigned>(tag % 4);
       if (tag / 4 != epoch || flag == 0) return 0;
-      unsigned w[words];
-      const unsigned* src = values + (2 * chunk + (flag - 1)) * words;
-      for (unsigned i = 0; i < words; ++i) w[i] = Backend::load_relaxed(src + i);  // bypasses L1: never stale
-      std::memcpy(static_cast<void*>(&v), w, sizeof(T));
+      load_words<Backend>(values + (2 * chunk + (flag - 1)) * words, v);
       return flag;
     }
   }
