@@ -28,13 +28,20 @@ struct equal_to {
   TILEKIT_HD bool operator()(int a, int b) const { return a == b; }
 };
 
-enum class select_kind { if_, flagged, unique, partition };
+/// A flag value kept by keep_flagged_if: flags below 3 of 0..9.
+struct flag_below_3 {
+  TILEKIT_HD bool operator()(unsigned char f) const { return f < 3; }
+};
+
+enum class select_kind { if_, flagged, flagged_if, unique, partition, partition_flagged };
 inline const char* name(select_kind k) {
   switch (k) {
     case select_kind::if_: return "select_if";
     case select_kind::flagged: return "select_flagged";
+    case select_kind::flagged_if: return "select_flagged_if";
     case select_kind::unique: return "unique";
-    default: return "partition";
+    case select_kind::partition: return "partition";
+    default: return "partition_flagged";
   }
 }
 
@@ -56,55 +63,67 @@ auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* nu
   return e;
 }
 
-inline void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g) {
+/// One select against the CPU; in_place (not for the partitions): out is the input buffer.
+inline void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g, bool in_place = false) {
   std::vector<int> data(std::size_t(n) + 1);
   for (auto& x : data) x = kind == select_kind::unique ? int(g() % 3 == 0 ? g() % 1000 : 0) : int(g() % 1000);
   if (kind == select_kind::unique)  // runs: each item repeats the previous one with probability 2/3
     for (std::size_t i = 1; i < data.size(); ++i)
       if (data[i] == 0) data[i] = data[i - 1];
   std::vector<unsigned char> flags(data.size());
-  for (std::size_t i = 0; i < data.size(); ++i) flags[i] = data[i] < threshold;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    flags[i] = kind == select_kind::flagged_if ? (unsigned char)(g() % 10) : (unsigned char)(data[i] < threshold);
   selbuf<int> d_in(data), d_out(std::size_t(n) + 1, poison<int>());
+  int* out_ptr = in_place ? d_in.data() : d_out.data();
   selbuf<unsigned char> d_flags(flags);
   selbuf<std::int64_t> d_num(1, poison<std::int64_t>());
   // reference
   std::vector<int> kept, rejected;
   for (std::int64_t i = 0; i < n; ++i) {
     const int x = data[std::size_t(i)];
-    const bool keep = kind == select_kind::unique ? (i == 0 || data[std::size_t(i) - 1] != x) : x < threshold;
+    const bool keep = kind == select_kind::unique       ? (i == 0 || data[std::size_t(i) - 1] != x)
+                      : kind == select_kind::flagged_if ? flags[std::size_t(i)] < 3
+                                                        : x < threshold;
     (keep ? kept : rejected).push_back(x);
   }
   decltype(run_device_select(nullptr, 0, nullptr, nullptr, tilekit::keep_if<below>{}, false)) e{};
+  const unsigned char* f = d_flags.data();
   switch (kind) {
     case select_kind::if_:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::keep_if<below>{below{threshold}}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, false);
       break;
     case select_kind::flagged:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
-                            tilekit::keep_flagged<const unsigned char*>{d_flags.data()}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const unsigned char*>{f}, false);
+      break;
+    case select_kind::flagged_if:
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(),
+                            tilekit::keep_flagged_if<const unsigned char*, flag_below_3>{f, flag_below_3{}}, false);
       break;
     case select_kind::unique:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(),
-                            tilekit::keep_unique<equal_to>{equal_to{}}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_unique<equal_to>{equal_to{}}, false);
       break;
     case select_kind::partition:
-      e = run_device_select(d_in.data(), n, d_out.data(), d_num.data(), tilekit::keep_if<below>{below{threshold}}, true);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, true);
+      break;
+    case select_kind::partition_flagged:
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const unsigned char*>{f}, true);
       break;
   }
-  const auto out = d_out.to_host();
+  const auto out = in_place ? d_in.to_host() : d_out.to_host();
   const auto num = d_num.to_host()[0];
-  BOOST_TEST_CONTEXT(::backend::name << " device " << name(kind) << " n=" << n << " threshold=" << threshold
-                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+  const bool partition = kind == select_kind::partition || kind == select_kind::partition_flagged;
+  BOOST_TEST_CONTEXT(::backend::name << " device " << name(kind) << (in_place ? " in place" : "") << " n=" << n
+                                     << " threshold=" << threshold << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == ::backend::launcher().success);
     BOOST_TEST(num == std::int64_t(kept.size()));
     mismatch_log log;
     for (std::size_t i = 0; i < kept.size(); ++i)
       if (out[i] != kept[i]) log.expect(out[i], kept[i], "kept item " + std::to_string(i));
-    if (kind == select_kind::partition) {
+    if (partition) {
       for (std::size_t j = 0; j < rejected.size(); ++j)  // reversed at the back
         if (out[std::size_t(n) - 1 - j] != rejected[j]) log.expect(out[std::size_t(n) - 1 - j], rejected[j], "rejected item " + std::to_string(j));
       log.expect_true(is_poison(out[std::size_t(n)]), "wrote past the end");
-    } else {
+    } else if (!in_place) {  // (in place the items past the count are unspecified)
       for (std::size_t i = kept.size(); i <= std::size_t(n); ++i)
         if (!is_poison(out[i])) log.expect_true(false, "wrote past the selected count at " + std::to_string(i));
     }
@@ -199,7 +218,11 @@ BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
       check_device_select(select_kind::partition, n, threshold, g);
     }
     check_device_select(select_kind::flagged, n, 300, g);
+    check_device_select(select_kind::flagged_if, n, 0, g);
     check_device_select(select_kind::unique, n, 0, g);
+    check_device_select(select_kind::partition_flagged, n, 300, g);
+    for (select_kind kind : {select_kind::if_, select_kind::flagged, select_kind::flagged_if, select_kind::unique})
+      check_device_select(kind, n, 500, g, true);  // in place
   }
 }
 

@@ -2,6 +2,8 @@
 // Device-wide scans on the GPU: the shared cases, then tilekit::device and the
 // cub facade against CUB itself on the same data.
 #include "../common/gpu_backend.cuh"
+
+#include <algorithm>
 using backend = tk_test::gpu_backend;
 #include "../cases/device_scan.hpp"
 
@@ -18,8 +20,11 @@ using tk_test::two_phase;
 template <class T>
 void facade_matches_cub(std::int64_t n, tk_test::device_buffer<T>& in) {
   const int num = static_cast<int>(n);
-  for (int which = 0; which < 5; ++which) {
-    tk_test::device_buffer<T> a(std::size_t(n) + 1, tk_test::poison<T>()), b(std::size_t(n) + 1, tk_test::poison<T>());
+  const std::vector<T> h_in = in.to_host();
+  for (int which = 0; which < 9; ++which) {  // 5-8: in place, each side's buffer a copy of the input
+    std::vector<T> start(std::size_t(n) + 1, tk_test::poison<T>());
+    if (which >= 5) std::copy(h_in.begin(), h_in.begin() + n, start.begin());
+    tk_test::device_buffer<T> a(start), b(start);
     auto call = [&](auto scan, T* out) {
       return two_phase([&](void* t, std::size_t& s) {
         switch (which) {
@@ -27,7 +32,11 @@ void facade_matches_cub(std::int64_t n, tk_test::device_buffer<T>& in) {
           case 1: return scan.ExclusiveSum(t, s, in.data(), out, num);
           case 2: return scan.InclusiveScan(t, s, in.data(), out, cuda::maximum<>{}, num);
           case 3: return scan.ExclusiveScan(t, s, in.data(), out, cuda::std::plus<>{}, T(17), num);
-          default: return scan.InclusiveScanInit(t, s, in.data(), out, cuda::std::plus<>{}, T(-5), num);
+          case 4: return scan.InclusiveScanInit(t, s, in.data(), out, cuda::std::plus<>{}, T(-5), num);
+          case 5: return scan.InclusiveSum(t, s, out, num);
+          case 6: return scan.ExclusiveSum(t, s, out, num);
+          case 7: return scan.InclusiveScan(t, s, out, cuda::maximum<>{}, num);
+          default: return scan.ExclusiveScan(t, s, out, cuda::std::plus<>{}, T(17), num);
         }
       });
     };

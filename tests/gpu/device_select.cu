@@ -2,6 +2,8 @@
 // Device-wide select, partition and unique on the GPU: the shared cases, then the
 // cub facade against CUB itself on the same data.
 #include "../common/gpu_backend.cuh"
+
+#include <algorithm>
 using backend = tk_test::gpu_backend;
 #include "../cases/device_select.hpp"
 
@@ -14,11 +16,21 @@ namespace {
 
 using tk_test::two_phase;
 
+/// FlaggedIf's predicate on the 0/1 flags: keeps the unflagged items.
+struct flag_unset {
+  __host__ __device__ bool operator()(unsigned char f) const { return f == 0; }
+};
+
 // Every facade call and CUB's on the same data: outputs and counts must be identical.
+// Calls 6-8 run in place: each side's buffer starts as a copy of the input.
 void facade_matches_cub(int n, int threshold, tk_test::device_buffer<int>& in, tk_test::device_buffer<unsigned char>& flags) {
   const tk_test::below pred{threshold};
-  for (int which = 0; which < 4; ++which) {
-    tk_test::device_buffer<int> a(std::size_t(n) + 1, tk_test::poison<int>()), b(std::size_t(n) + 1, tk_test::poison<int>());
+  const std::vector<int> h_in = in.to_host();
+  for (int which = 0; which < 9; ++which) {
+    const bool in_place = which >= 6, partition = which == 3 || which == 5;
+    std::vector<int> start(std::size_t(n) + 1, tk_test::poison<int>());
+    if (in_place) std::copy(h_in.begin(), h_in.begin() + n, start.begin());
+    tk_test::device_buffer<int> a(start), b(start);
     tk_test::device_buffer<int> na(1, tk_test::poison<int>()), nb(1, tk_test::poison<int>());
     auto run = [&](auto select, auto partition, int* out, int* num) {
       return two_phase([&](void* t, std::size_t& s) {
@@ -26,7 +38,12 @@ void facade_matches_cub(int n, int threshold, tk_test::device_buffer<int>& in, t
           case 0: return select.If(t, s, in.data(), out, num, n, pred);
           case 1: return select.Flagged(t, s, in.data(), flags.data(), out, num, n);
           case 2: return select.Unique(t, s, in.data(), out, num, n);
-          default: return partition.If(t, s, in.data(), out, num, n, pred);
+          case 3: return partition.If(t, s, in.data(), out, num, n, pred);
+          case 4: return select.FlaggedIf(t, s, in.data(), flags.data(), out, num, n, flag_unset{});
+          case 5: return partition.Flagged(t, s, in.data(), flags.data(), out, num, n);
+          case 6: return select.If(t, s, out, num, n, pred);
+          case 7: return select.Flagged(t, s, out, flags.data(), num, n);
+          default: return select.FlaggedIf(t, s, out, flags.data(), num, n, flag_unset{});
         }
       });
     };
@@ -35,7 +52,7 @@ void facade_matches_cub(int n, int threshold, tk_test::device_buffer<int>& in, t
     const int count = nb.to_host()[0];
     BOOST_TEST(na.to_host()[0] == count, "call " << which << ": count " << na.to_host()[0] << " vs CUB " << count);
     const auto ha = a.to_host(), hb = b.to_host();
-    const std::size_t compared = which == 3 ? std::size_t(n) : std::size_t(count);
+    const std::size_t compared = partition ? std::size_t(n) : std::size_t(count);
     std::size_t bad = 0;
     for (std::size_t i = 0; i < compared; ++i) bad += ha[i] != hb[i];
     BOOST_TEST(bad == 0u, "call " << which << ": " << bad << " items differ from CUB");

@@ -3,13 +3,13 @@
 // one-pass device scan (tilekit/device/scan.cuh).
 //
 // Covered: InclusiveSum, ExclusiveSum, InclusiveScan, ExclusiveScan (with an
-// init value), InclusiveScanInit, with CUB's signatures (CCCL 3.0) and its
-// two-phase temp-storage protocol (any alignment of d_temp_storage); in == out works.
+// init value) and their in-place overloads (one d_data), InclusiveScanInit, with CUB's
+// signatures (CCCL 3.0) and its two-phase temp-storage protocol (any alignment of
+// d_temp_storage); d_in == d_out works too.
 // Differences: the tile states are zeroed by a memset for fewer than 256 tiles, else by a
 // kernel the scan overlaps (as CUB's init kernel); num_items up to 2^63 - 1; a negative
-// num_items is cudaErrorInvalidValue. Not covered yet: the
-// single-iterator in-place overloads (pass the same pointer as d_in and d_out),
-// ExclusiveScan with a future value, the ByKey scans.
+// num_items is cudaErrorInvalidValue. Not covered yet: ExclusiveScan with a future
+// value, the ByKey scans.
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/device/scan.cuh>
@@ -59,6 +59,34 @@ struct DeviceScan {
                                    cudaStream_t stream = 0) {
     return tilekit::device::exclusive_scan(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items),
                                            d_out, scan_op, init_value, stream);
+  }
+
+  /// InclusiveSum in place: d_data[i] = d_data[0] + ... + d_data[i].
+  template <class IteratorT, class NumItemsT>
+  static cudaError_t InclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                                  NumItemsT num_items, cudaStream_t stream = 0) {
+    return InclusiveSum(d_temp_storage, temp_storage_bytes, d_data, d_data, num_items, stream);
+  }
+
+  /// ExclusiveSum in place.
+  template <class IteratorT, class NumItemsT>
+  static cudaError_t ExclusiveSum(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                                  NumItemsT num_items, cudaStream_t stream = 0) {
+    return ExclusiveSum(d_temp_storage, temp_storage_bytes, d_data, d_data, num_items, stream);
+  }
+
+  /// InclusiveScan in place.
+  template <class IteratorT, class ScanOpT, class NumItemsT>
+  static cudaError_t InclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                                   ScanOpT scan_op, NumItemsT num_items, cudaStream_t stream = 0) {
+    return InclusiveScan(d_temp_storage, temp_storage_bytes, d_data, d_data, scan_op, num_items, stream);
+  }
+
+  /// ExclusiveScan in place.
+  template <class IteratorT, class ScanOpT, class InitValueT, class NumItemsT>
+  static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                                   ScanOpT scan_op, InitValueT init_value, NumItemsT num_items, cudaStream_t stream = 0) {
+    return ExclusiveScan(d_temp_storage, temp_storage_bytes, d_data, d_data, scan_op, init_value, num_items, stream);
   }
 
   /// d_out[i] = init_value op d_in[0] op ... op d_in[i]; scan_op need only be associative.

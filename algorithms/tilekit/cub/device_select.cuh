@@ -2,12 +2,12 @@
 // tilekit/cub/device_select.cuh - cub::DeviceSelect and cub::DevicePartition's
 // interfaces over tilekit's one-pass select (tilekit/device/select.cuh).
 //
-// Covered: DeviceSelect::If, Flagged, Unique and DevicePartition::If (two-way:
-// rejected items at the back in reverse order, as CUB), with CUB's signatures
-// (CCCL 3.0) and two-phase protocol. Differences: num_items up to 2^63 - 1; a
-// negative num_items is cudaErrorInvalidValue. Not covered yet: the in-place
-// (single-iterator) overloads, FlaggedIf, UniqueByKey, DevicePartition::Flagged
-// and the three-way DevicePartition::If.
+// Covered: DeviceSelect::If, Flagged, FlaggedIf (each also in place: one d_data for
+// input and output), Unique; DevicePartition::If (two-way: rejected items at the back in
+// reverse order, as CUB) and Flagged; with CUB's signatures (CCCL 3.0: num_items is an
+// int64_t, which keeps the in-place overloads apart) and two-phase protocol. Differences:
+// num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue. Not covered
+// yet: UniqueByKey and the three-way DevicePartition::If.
 #pragma once
 #include <tilekit/device/select.cuh>
 
@@ -15,7 +15,7 @@ namespace tilekit::cub {
 
 /// cub::DeviceSelect: device-wide stream compaction with CUB's signatures (CCCL 3.0), in one pass.
 /// The kept items go to d_out in input order and the number kept to *d_num_selected_out;
-/// d_out must not overlap d_in.
+/// d_out must not overlap d_in (the in-place overloads take one d_data for both).
 /// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
 /// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
 /// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null
@@ -24,47 +24,90 @@ namespace tilekit::cub {
 /// Differences from CUB: num_items up to 2^63 - 1; a negative one is an error.
 struct DeviceSelect {
   /// Keeps the items x with select_op(x) true. d_temp_storage == nullptr: only sets temp_storage_bytes.
-  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp, class NumItemsT>
+  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp>
   static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
-                        NumSelectedIteratorT d_num_selected_out, NumItemsT num_items, SelectOp select_op,
+                        NumSelectedIteratorT d_num_selected_out, std::int64_t num_items, SelectOp select_op,
                         cudaStream_t stream = 0) {
-    return tilekit::device::select_if(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items), d_out,
-                                      d_num_selected_out, select_op, stream);
+    return tilekit::device::select_if(d_temp_storage, temp_storage_bytes, d_in, num_items, d_out, d_num_selected_out,
+                                      select_op, stream);
+  }
+
+  /// If in place: the kept items go to the front of d_data, in order (the rest of d_data is unspecified).
+  template <class IteratorT, class NumSelectedIteratorT, class SelectOp>
+  static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                        NumSelectedIteratorT d_num_selected_out, std::int64_t num_items, SelectOp select_op,
+                        cudaStream_t stream = 0) {
+    return If(d_temp_storage, temp_storage_bytes, d_data, d_data, d_num_selected_out, num_items, select_op, stream);
   }
 
   /// Keeps item i where d_flags[i] (as bool) is true.
   /// d_temp_storage == nullptr: only sets temp_storage_bytes.
-  template <class InputIteratorT, class FlagIterator, class OutputIteratorT, class NumSelectedIteratorT, class NumItemsT>
+  template <class InputIteratorT, class FlagIterator, class OutputIteratorT, class NumSelectedIteratorT>
   static cudaError_t Flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                              FlagIterator d_flags, OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out,
-                             NumItemsT num_items, cudaStream_t stream = 0) {
-    return tilekit::device::select_flagged(d_temp_storage, temp_storage_bytes, d_in, d_flags,
-                                           static_cast<std::int64_t>(num_items), d_out, d_num_selected_out, stream);
+                             std::int64_t num_items, cudaStream_t stream = 0) {
+    return tilekit::device::select_flagged(d_temp_storage, temp_storage_bytes, d_in, d_flags, num_items, d_out,
+                                           d_num_selected_out, stream);
+  }
+
+  /// Flagged in place: the kept items go to the front of d_data, in order (the rest of d_data is unspecified).
+  template <class IteratorT, class FlagIterator, class NumSelectedIteratorT>
+  static cudaError_t Flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data, FlagIterator d_flags,
+                             NumSelectedIteratorT d_num_selected_out, std::int64_t num_items, cudaStream_t stream = 0) {
+    return Flagged(d_temp_storage, temp_storage_bytes, d_data, d_flags, d_data, d_num_selected_out, num_items, stream);
+  }
+
+  /// Keeps item i where select_op(d_flags[i]) is true.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class InputIteratorT, class FlagIterator, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp>
+  static cudaError_t FlaggedIf(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                               FlagIterator d_flags, OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out,
+                               std::int64_t num_items, SelectOp select_op, cudaStream_t stream = 0) {
+    return tilekit::device::select_flagged_if(d_temp_storage, temp_storage_bytes, d_in, d_flags, num_items, d_out,
+                                              d_num_selected_out, select_op, stream);
+  }
+
+  /// FlaggedIf in place: the kept items go to the front of d_data, in order (the rest of d_data is unspecified).
+  template <class IteratorT, class FlagIterator, class NumSelectedIteratorT, class SelectOp>
+  static cudaError_t FlaggedIf(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
+                               FlagIterator d_flags, NumSelectedIteratorT d_num_selected_out, std::int64_t num_items,
+                               SelectOp select_op, cudaStream_t stream = 0) {
+    return FlaggedIf(d_temp_storage, temp_storage_bytes, d_data, d_flags, d_data, d_num_selected_out, num_items, select_op,
+                     stream);
   }
 
   /// Keeps the first item of every run of equal (==) adjacent items.
   /// d_temp_storage == nullptr: only sets temp_storage_bytes.
-  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class NumItemsT>
+  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT>
   static cudaError_t Unique(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
-                            OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, NumItemsT num_items,
+                            OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, std::int64_t num_items,
                             cudaStream_t stream = 0) {
-    return tilekit::device::unique(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items), d_out,
-                                   d_num_selected_out, stream);
+    return tilekit::device::unique(d_temp_storage, temp_storage_bytes, d_in, num_items, d_out, d_num_selected_out, stream);
   }
 };
 
-/// cub::DevicePartition (the two-way If only): as DeviceSelect::If, its protocol and errors, but the
-/// rejected items follow the selected ones in d_out, in reverse order (as CUB).
+/// cub::DevicePartition (two-way If and Flagged): as DeviceSelect, its protocol and errors, but
+/// the rejected items follow the selected ones in d_out, in reverse order (as CUB); d_out must
+/// not overlap d_in.
 struct DevicePartition {
   /// d_out[0 .. count) = the items x with select_op(x) true, in order; d_out[count .. num_items) = the
   /// others, in reverse order; *d_num_selected_out = count.
   /// d_temp_storage == nullptr: only sets temp_storage_bytes.
-  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp, class NumItemsT>
+  template <class InputIteratorT, class OutputIteratorT, class NumSelectedIteratorT, class SelectOp>
   static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
-                        NumSelectedIteratorT d_num_selected_out, NumItemsT num_items, SelectOp select_op,
+                        NumSelectedIteratorT d_num_selected_out, std::int64_t num_items, SelectOp select_op,
                         cudaStream_t stream = 0) {
-    return tilekit::device::partition(d_temp_storage, temp_storage_bytes, d_in, static_cast<std::int64_t>(num_items), d_out,
-                                      d_num_selected_out, select_op, stream);
+    return tilekit::device::partition(d_temp_storage, temp_storage_bytes, d_in, num_items, d_out, d_num_selected_out,
+                                      select_op, stream);
+  }
+
+  /// As If, by d_flags[i] (as bool). d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class InputIteratorT, class FlagIterator, class OutputIteratorT, class NumSelectedIteratorT>
+  static cudaError_t Flagged(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                             FlagIterator d_flags, OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out,
+                             std::int64_t num_items, cudaStream_t stream = 0) {
+    return tilekit::device::partition_flagged(d_temp_storage, temp_storage_bytes, d_in, d_flags, num_items, d_out,
+                                              d_num_selected_out, stream);
   }
 };
 

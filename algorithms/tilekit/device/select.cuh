@@ -4,11 +4,14 @@
 //
 //   select_if(temp, temp_bytes, in, n, out, num_out, pred[, stream])     items with pred(x), in order
 //   select_flagged(temp, temp_bytes, in, flags, n, out, num_out[, stream])  items whose flag is set
+//   select_flagged_if(temp, temp_bytes, in, flags, n, out, num_out, pred[, stream])  items i with pred(flags[i])
 //   unique(temp, temp_bytes, in, n, out, num_out[, stream])              the first of each run of ==
 //   partition(temp, temp_bytes, in, n, out, num_out, pred[, stream])     pred(x) items first, in
 //       order, then the others in reverse order (as cub::DevicePartition::If)
-//   ... and each without (temp, temp_bytes): storage allocated in the stream.
-// *num_out gets the selected count. n is a 64-bit count; out must not overlap in.
+//   partition_flagged(temp, temp_bytes, in, flags, n, out, num_out[, stream])  likewise, by flags[i]
+//   ... and select_if, unique, partition without (temp, temp_bytes): storage allocated in the stream.
+// *num_out gets the selected count. n is a 64-bit count. The selects run in place
+// (out == in); otherwise, and for the partitions always, out must not overlap in.
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, null pointers
 // (num_out always, in and out with n > 0), a too small temp_bytes.
 #pragma once
@@ -35,12 +38,15 @@ namespace tilekit {
 // scan of every lane's per-row counts packed into a word (warp_rows::row_ranks). The warps' counts are added through shared
 // memory and the chunks' counts chained by the decoupled look-back (64-bit counts,
 // packed with their flag). keep(i, item, previous) sees the global index and, for
-// keep_unique, the item before. out must not overlap in.
+// keep_unique, the item before. Without Partition out may be in (in place): a chunk
+// writes below its own end only after the look-back, when every chunk before it has
+// read its items (a chunk publishes its count after loading them). Otherwise out must
+// not overlap in.
 
 /// What device_select keeps, for any launcher (the GPU entry points below build them):
 /// keep(i, item, previous) sees item i of the input and, where wants_previous, the item
-/// before it. keep_if: pred(item); keep_flagged: flags[i]; keep_unique: the first item
-/// of every run of items equal under eq.
+/// before it. keep_if: pred(item); keep_flagged: flags[i]; keep_flagged_if: pred(flags[i]);
+/// keep_unique: the first item of every run of items equal under eq.
 template <class Pred>
 struct keep_if {
   static constexpr bool wants_previous = false;  ///< the item before is not needed
@@ -58,6 +64,17 @@ struct keep_flagged {
   /// Whether to keep item i: flags[i].
   template <class T>
   TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(flags[i]); }
+};
+
+/// Keeps item i where pred(flags[i]) is true (CUB's FlaggedIf).
+template <class Flags, class Pred>
+struct keep_flagged_if {
+  static constexpr bool wants_previous = false;  ///< the item before is not needed
+  Flags flags;                                   ///< one value per input item, read as flags[i]
+  Pred pred;                                     ///< called on flags[i]; true keeps item i
+  /// Whether to keep item i: pred(flags[i]).
+  template <class T>
+  TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(pred(flags[i])); }
 };
 
 /// Keeps the first item of every run of items equal under eq (CUB's Unique).
@@ -252,6 +269,13 @@ cudaError_t select_flagged(void* temp, std::size_t& temp_bytes, In in, Flags fla
                        tilekit::keep_flagged<Flags>{flags});
 }
 
+template <class In, class Flags, class Out, class NumOut, class Pred>
+cudaError_t select_flagged_if(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
+                              NumOut num_out, Pred pred, cudaStream_t stream = 0) {
+  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
+                       tilekit::keep_flagged_if<Flags, Pred>{flags, pred});
+}
+
 template <class In, class Out, class NumOut>
 cudaError_t unique(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, NumOut num_out,
                    cudaStream_t stream = 0) {
@@ -264,6 +288,13 @@ cudaError_t partition(void* temp, std::size_t& temp_bytes, In in, std::int64_t n
                       cudaStream_t stream = 0) {
   return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
                              tilekit::keep_if<Pred>{pred});
+}
+
+template <class In, class Flags, class Out, class NumOut>
+cudaError_t partition_flagged(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
+                              NumOut num_out, cudaStream_t stream = 0) {
+  return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
+                             tilekit::keep_flagged<Flags>{flags});
 }
 
 template <class In, class Out, class NumOut, class Pred>
