@@ -13,6 +13,7 @@
 #include <tilekit/cub/device_scan.cuh>
 #include <tilekit/cub/device_histogram.cuh>
 #include <tilekit/cub/device_run_length_encode.cuh>
+#include <tilekit/cub/device_segmented_reduce.cuh>
 #include <tilekit/cub/device_select.cuh>
 #include <tilekit/cub/warp_reduce.cuh>
 #include <tilekit/cub/warp_scan.cuh>

@@ -35,4 +35,5 @@
 #include <tilekit/device/reduce.cuh>
 #include <tilekit/device/run_length_encode.cuh>
 #include <tilekit/device/scan.cuh>
+#include <tilekit/device/segmented_reduce.cuh>
 #include <tilekit/device/select.cuh>

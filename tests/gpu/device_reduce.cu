@@ -4,11 +4,14 @@
 #include "../common/gpu_backend.cuh"
 using backend = tk_test::gpu_backend;
 #include "../cases/device_reduce.hpp"
+#include "../cases/device_segmented_reduce.hpp"
 
 #include <tilekit/cub/device_reduce.cuh>
+#include <tilekit/cub/device_segmented_reduce.cuh>
 #include <tilekit/device/reduce.cuh>
 
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -302,6 +305,55 @@ BOOST_AUTO_TEST_CASE(sum_accumulates_in_the_output_type) {
     tk_test::device_buffer<long long> out(1, tk_test::poison<long long>());
     BOOST_TEST(tilekit::device::sum(in.data(), std::int64_t(n), out.data()) == cudaSuccess);
     BOOST_TEST(out.to_host()[0] == (long long)n << 20, "n=" << n);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(device_segmented_reduce_facade)
+
+// tilekit::cub::DeviceSegmentedReduce and ::cub::DeviceSegmentedReduce on the same data and
+// segments (empty ones, long ones, gaps, overlaps): every output the same.
+BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::int64_t n = std::int64_t(1) << 24;
+  std::vector<int> h = tk_test::random_vector<int>(std::size_t(n), g);
+  for (auto& x : h) x %= 1000;
+  std::vector<double> hd(h.begin(), h.end());
+  for (auto& x : hd) x *= 0.5;
+  tk_test::device_buffer<int> in(h);
+  tk_test::device_buffer<double> ind(hd);
+  for (std::int64_t segments : {std::int64_t(0), std::int64_t(1), std::int64_t(1000), std::int64_t(100000)}) {
+    for (bool overlap : {false, true}) {
+      std::vector<long long> begins, ends;
+      tk_test::make_segments(n, segments, overlap, g, begins, ends);
+      if (segments == 1) ends[0] = n;  // one segment over everything
+      tk_test::device_buffer<long long> b(begins.empty() ? std::vector<long long>(1) : begins);
+      tk_test::device_buffer<long long> e(ends.empty() ? std::vector<long long>(1) : ends);
+      for (int which = 0; which < 5; ++which) {
+        tk_test::device_buffer<int> a(std::size_t(segments) + 1, tk_test::poison<int>()), c(std::size_t(segments) + 1, tk_test::poison<int>());
+        tk_test::device_buffer<double> ad(std::size_t(segments) + 1, tk_test::poison<double>()), cd(std::size_t(segments) + 1, tk_test::poison<double>());
+        auto run = [&](auto seg, int* out, double* outd) {
+          return two_phase([&](void* t, std::size_t& s) {
+            switch (which) {
+              case 0: return seg.Sum(t, s, in.data(), out, segments, b.data(), e.data());
+              case 1: return seg.Min(t, s, in.data(), out, segments, b.data(), e.data());
+              case 2: return seg.Max(t, s, in.data(), out, segments, b.data(), e.data());
+              case 3: return seg.Reduce(t, s, in.data(), out, segments, b.data(), e.data(), cuda::maximum<>{}, -7);
+              default: return seg.Sum(t, s, ind.data(), outd, segments, b.data(), e.data());
+            }
+          });
+        };
+        BOOST_TEST(run(tilekit::cub::DeviceSegmentedReduce{}, a.data(), ad.data()) == cudaSuccess);
+        BOOST_TEST(run(cub::DeviceSegmentedReduce{}, c.data(), cd.data()) == cudaSuccess);
+        const auto ha = a.to_host(), hc = c.to_host();
+        const auto had = ad.to_host(), hcd = cd.to_host();
+        std::size_t bad = 0;
+        for (std::size_t s = 0; s <= std::size_t(segments); ++s) bad += which == 4 ? !tk_test::same_value(had[s], hcd[s]) : ha[s] != hc[s];
+        BOOST_TEST(bad == 0u, "call " << which << " segments=" << segments << (overlap ? " overlapping" : "") << ": " << bad
+                                      << " outputs differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+      }
+    }
   }
 }
 

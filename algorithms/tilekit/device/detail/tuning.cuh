@@ -36,6 +36,11 @@ struct scan_tuning {
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
 };
 
+/// The segmented reduce: one block per segment.
+struct segmented_reduce_tuning {
+  static constexpr unsigned threads = 256;
+};
+
 struct select_tuning {
   static constexpr unsigned threads = 128;
 #if defined(TILEKIT_SELECT_VECTOR_ROWS)  // for measuring

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// tilekit/cub/device_segmented_reduce.cuh - cub::DeviceSegmentedReduce's interface over
+// tilekit's segmented reduce (tilekit/device/segmented_reduce.cuh).
+//
+// Covered: Reduce, Sum, Min, Max, with CUB's signatures (CCCL 3.0: num_segments is an
+// int64_t; begin and end offsets are separate iterators of integral offsets) and its
+// two-phase protocol. Differences: a negative num_segments is cudaErrorInvalidValue.
+// Not covered yet: ArgMin, ArgMax (CUB's KeyValuePair outputs).
+#pragma once
+#include <tilekit/cub/device_reduce.cuh>
+#include <tilekit/device/segmented_reduce.cuh>
+
+namespace tilekit::cub {
+
+/// cub::DeviceSegmentedReduce: one reduction per segment [d_begin_offsets[s], d_end_offsets[s]) of
+/// d_in, to d_out[s]; an empty segment (end <= begin) gives the initial value. One block per segment.
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes; the
+/// second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_segments, a null d_in, d_out
+/// or offsets pointer with num_segments > 0; else the launch's.
+struct DeviceSegmentedReduce {
+  /// d_out[s] = initial_value op d_in[begin] op ... op d_in[end - 1]; reduction_op must be
+  /// associative and commutative. d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class InputIteratorT, class OutputIteratorT, class BeginOffsetIteratorT, class EndOffsetIteratorT,
+            class ReductionOpT, class T>
+  static cudaError_t Reduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                            OutputIteratorT d_out, std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
+                            EndOffsetIteratorT d_end_offsets, ReductionOpT reduction_op, T initial_value,
+                            cudaStream_t stream = 0) {
+    return tilekit::device::segmented_reduce(d_temp_storage, temp_storage_bytes, d_in, num_segments, d_begin_offsets,
+                                             d_end_offsets, d_out, reduction_op, initial_value, stream);
+  }
+
+  /// Each segment's sum (an empty one: 0 of d_out's value type, d_in's where that is void).
+  template <class InputIteratorT, class OutputIteratorT, class BeginOffsetIteratorT, class EndOffsetIteratorT>
+  static cudaError_t Sum(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
+                         std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets, cudaStream_t stream = 0) {
+    using T = detail::sum_t<OutputIteratorT, InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
+                  ::cuda::std::plus<>{}, T{}, stream);
+  }
+
+  /// Each segment's smallest item (an empty one: the numeric_limits max of d_in's value type).
+  template <class InputIteratorT, class OutputIteratorT, class BeginOffsetIteratorT, class EndOffsetIteratorT>
+  static cudaError_t Min(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
+                         std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets, cudaStream_t stream = 0) {
+    using T = detail::it_value_t<InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
+                  ::cuda::minimum<>{}, ::cuda::std::numeric_limits<T>::max(), stream);
+  }
+
+  /// Each segment's largest item (an empty one: the numeric_limits lowest of d_in's value type).
+  template <class InputIteratorT, class OutputIteratorT, class BeginOffsetIteratorT, class EndOffsetIteratorT>
+  static cudaError_t Max(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
+                         std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
+                         EndOffsetIteratorT d_end_offsets, cudaStream_t stream = 0) {
+    using T = detail::it_value_t<InputIteratorT>;
+    return Reduce(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets,
+                  ::cuda::maximum<>{}, ::cuda::std::numeric_limits<T>::lowest(), stream);
+  }
+};
+
+}  // namespace tilekit::cub

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// tilekit/device/segmented_reduce.cuh - reductions of many segments of one input on the
+// GPU, one launch (the kernel and its dispatch below).
+//
+//   segmented_reduce(temp, temp_bytes, in, segments, begins, ends, out, op, init[, stream])
+//       out[s] = init op in[begins[s]] op ... op in[ends[s] - 1]; init where ends[s] <= begins[s]
+//   segmented_sum / segmented_min / segmented_max(temp, temp_bytes, in, segments, begins, ends, out[, stream])
+//       init: T{} / the largest T / the lowest T (T: out's value type for the sum, in's for
+//       min and max), as cub::DeviceSegmentedReduce::Sum / Min / Max
+// CUB's two-phase protocol (temp == nullptr sets temp_bytes; nothing else is needed
+// there). segments is a 64-bit count; begins and ends are iterators of integral offsets
+// (segments may overlap, leave gaps, or be empty); op must be associative and commutative.
+// Errors: cudaErrorInvalidValue, with nothing written, for segments < 0, null pointers
+// (in, out, begins, ends) with segments > 0.
+#pragma once
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/reduce.cuh>
+
+#include <limits>
+
+namespace tilekit {
+
+namespace detail {
+
+// One block per segment (a grid of at most 2^31 - 1 blocks takes the rest in turn): the
+// block's threads fold the segment's items striped (consecutive threads, consecutive
+// items), then reduce as a block.
+template <class In, class Begins, class Ends, class Out, class Op, class T>
+struct segmented_reduce_kernel {
+  static constexpr unsigned Threads = segmented_reduce_tuning::threads;
+  In in;
+  count_t segments;
+  Begins begins;
+  Ends ends;
+  Out out;
+  Op op;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto& storage = ctx.template shared<reduce_storage<T, Threads>>();
+    const unsigned rank = block.thread_rank();
+    const count_t blocks = count_t(ctx.grid().num_blocks());
+    for (count_t s = count_t(ctx.grid().block_rank()); s < segments; s += blocks) {
+      const count_t first = count_t(begins[s]), end = count_t(ends[s]);
+      if (end <= first) {
+        if (rank == 0) out[s] = init;
+        continue;
+      }
+      const count_t length = end - first;
+      T partial = rank < length ? T(in[first + rank]) : init;
+      for (count_t i = first + rank + Threads; i < end; i += Threads) partial = op(partial, T(in[i]));
+      const T total = tilekit::reduce(block, partial, op, storage, length < Threads ? unsigned(length) : Threads);
+      if (rank == 0) out[s] = op(init, total);
+      block.sync();  // the storage is reused by the next segment
+    }
+  }
+};
+
+}  // namespace detail
+
+/// The segmented reduce's dispatch, for any launcher (tilekit::gpu_launcher,
+/// tilekit::sim::launcher): out[s] = init op (op over in[begins[s] .. ends[s])), init for
+/// an empty segment. With temp == nullptr it only sets temp_bytes (nothing is needed but
+/// a non-null temp), or answers invalid_value for segments < 0 as the call does. Returns
+/// launcher.invalid_value, writing nothing, for segments < 0, a null in, out, begins or
+/// ends with segments > 0.
+template <class Launcher, class In, class Begins, class Ends, class Out, class Op, class T>
+typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                      detail::count_t segments, Begins begins, Ends ends, Out out, Op op,
+                                                      T init) {
+  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out> || detail::wraps_pointer_v<Begins> ||
+                detail::wraps_pointer_v<Ends>)  // thrust::device_ptr: as its pointer
+    return device_segmented_reduce(launcher, temp, temp_bytes, detail::unwrap(in), segments, detail::unwrap(begins),
+                                   detail::unwrap(ends), detail::unwrap(out), op, init);
+  using body_t = detail::segmented_reduce_kernel<In, Begins, Ends, Out, Op, T>;
+  if (segments < 0) return launcher.invalid_value;  // the size query too
+  if (temp == nullptr) {
+    temp_bytes = 1;
+    return launcher.success;
+  }
+  if (segments == 0) return launcher.success;
+  if (detail::is_null(in) || detail::is_null(out) || detail::is_null(begins) || detail::is_null(ends))
+    return launcher.invalid_value;
+  const unsigned blocks = segments < 0x7fffffff ? unsigned(segments) : 0x7fffffffu;
+  return launcher.run(blocks, body_t::Threads, body_t{in, segments, begins, ends, out, op, init},
+                      sizeof(reduce_storage<T, body_t::Threads>));
+}
+
+}  // namespace tilekit
+
+// ---------------------------------------------------------------- GPU entry points
+#if defined(__CUDACC__)
+namespace tilekit::device {
+
+template <class In, class Begins, class Ends, class Out, class Op, class T>
+cudaError_t segmented_reduce(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                             Out out, Op op, T init, cudaStream_t stream = 0) {
+  return device_segmented_reduce(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, out, op, init);
+}
+
+template <class In, class Begins, class Ends, class Out>
+cudaError_t segmented_sum(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                          Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::output_value<Out, tilekit::detail::value_of<In>>;
+  return device_segmented_reduce(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, out, plus{}, T{});
+}
+
+template <class In, class Begins, class Ends, class Out>
+cudaError_t segmented_min(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                          Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  return device_segmented_reduce(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, out, minimum{},
+                                 std::numeric_limits<T>::max());
+}
+
+template <class In, class Begins, class Ends, class Out>
+cudaError_t segmented_max(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                          Out out, cudaStream_t stream = 0) {
+  using T = tilekit::detail::value_of<In>;
+  return device_segmented_reduce(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, out, maximum{},
+                                 std::numeric_limits<T>::lowest());
+}
+
+}  // namespace tilekit::device
+#endif  // __CUDACC__
