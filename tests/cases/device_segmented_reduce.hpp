@@ -16,9 +16,10 @@ using segbuf = typename ::backend::template buffer<T>;
 
 /// Segments over n items: lengths mostly short (0-40), some empty, a few long (up to a
 /// tenth of n), with gaps between them; with overlap, each segment also reaches back
-/// into the one before.
+/// into the one before; with reversed, some empty segments end before they begin
+/// (tilekit: empty; CUB: undefined, only end == begin is empty there).
 inline void make_segments(std::int64_t n, std::int64_t segments, bool overlap, std::mt19937_64& g,
-                          std::vector<long long>& begins, std::vector<long long>& ends) {
+                          std::vector<long long>& begins, std::vector<long long>& ends, bool reversed = true) {
   begins.clear();
   ends.clear();
   long long at = 0;
@@ -30,7 +31,7 @@ inline void make_segments(std::int64_t n, std::int64_t segments, bool overlap, s
     if (first > n) first = n;
     if (first + length > n) length = n - first;
     begins.push_back(first);
-    ends.push_back(kind == 0 && g() % 2 ? first - 1 : first + length);  // some empty segments end before they begin
+    ends.push_back(reversed && kind == 0 && g() % 2 ? first - 1 : first + length);
     at = first + length;
   }
 }

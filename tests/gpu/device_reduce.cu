@@ -313,7 +313,10 @@ BOOST_AUTO_TEST_SUITE_END()
 BOOST_AUTO_TEST_SUITE(device_segmented_reduce_facade)
 
 // tilekit::cub::DeviceSegmentedReduce and ::cub::DeviceSegmentedReduce on the same data and
-// segments (empty ones, long ones, gaps, overlaps): every output the same.
+// segments (empty ones, long ones, gaps, overlaps): every output the same. No segment ends
+// before it begins here: CUB reads such a segment as a negative range (its Min and Max
+// then differ from the initial value tilekit gives; the shared cases check tilekit's
+// answer against the CPU).
 BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   auto g = tk_test::rng_for(tk_test::next_salt());
   const std::int64_t n = std::int64_t(1) << 24;
@@ -326,7 +329,7 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   for (std::int64_t segments : {std::int64_t(0), std::int64_t(1), std::int64_t(1000), std::int64_t(100000)}) {
     for (bool overlap : {false, true}) {
       std::vector<long long> begins, ends;
-      tk_test::make_segments(n, segments, overlap, g, begins, ends);
+      tk_test::make_segments(n, segments, overlap, g, begins, ends, false);
       if (segments == 1) ends[0] = n;  // one segment over everything
       tk_test::device_buffer<long long> b(begins.empty() ? std::vector<long long>(1) : begins);
       tk_test::device_buffer<long long> e(ends.empty() ? std::vector<long long>(1) : ends);

@@ -4,7 +4,9 @@
 //
 // Covered: Reduce, Sum, Min, Max, with CUB's signatures (CCCL 3.0: num_segments is an
 // int64_t; begin and end offsets are separate iterators of integral offsets) and its
-// two-phase protocol. Differences: a negative num_segments is cudaErrorInvalidValue.
+// two-phase protocol. Differences: a negative num_segments is cudaErrorInvalidValue; a
+// segment whose end is before its begin is empty (the initial value; CUB: undefined,
+// it reads a negative range).
 // Not covered yet: ArgMin, ArgMax (CUB's KeyValuePair outputs).
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
