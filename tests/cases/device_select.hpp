@@ -261,6 +261,87 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_tes
 }
 
 // Temporary storage at any alignment (the dispatch aligns its pieces inside the buffer).
+/// Keys equal when they agree modulo 7 (a custom equality for unique_by_key).
+struct same_mod_7 {
+  TILEKIT_HD bool operator()(long long a, long long b) const { return a % 7 == b % 7; }
+};
+
+BOOST_AUTO_TEST_CASE(unique_by_key) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher();
+  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), tile - 1, tile + 1, 9 * tile + 3, max_n - 1}) {
+    for (bool custom : {false, true}) {
+      std::vector<long long> keys(std::size_t(n) + 1);
+      std::vector<double> values(std::size_t(n) + 1);
+      for (std::size_t i = 0; i < keys.size(); ++i) {  // runs: a key repeats the one before with probability 3/4
+        keys[i] = i > 0 && g() % 4 != 0 ? keys[i - 1] : (long long)(g() % 50);
+        values[i] = double(g() % 1000) * 0.25;
+      }
+      std::vector<long long> want_keys;
+      std::vector<double> want_values;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const long long k = keys[std::size_t(i)];
+        const bool head = i == 0 || (custom ? keys[std::size_t(i) - 1] % 7 != k % 7 : keys[std::size_t(i) - 1] != k);
+        if (head) {
+          want_keys.push_back(k);
+          want_values.push_back(values[std::size_t(i)]);
+        }
+      }
+      selbuf<long long> k_in(keys), k_out(std::size_t(n) + 1, poison<long long>());
+      selbuf<double> v_in(values), v_out(std::size_t(n) + 1, poison<double>());
+      selbuf<std::int64_t> num(1, poison<std::int64_t>());
+      auto run = [&](void* temp, std::size_t& bytes) {
+        return custom ? tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                      v_out.data(), num.data(), same_mod_7{})
+                      : tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                      v_out.data(), num.data(), tilekit::equal_to{});
+      };
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(run(nullptr, bytes) == launcher.success);
+      selbuf<unsigned char> temp(bytes, 0xCD);
+      const auto e = run(temp.data(), bytes);
+      ::backend::sync();
+      const auto got_keys = k_out.to_host();
+      const auto got_values = v_out.to_host();
+      BOOST_TEST_CONTEXT(::backend::name << " unique_by_key n=" << n << (custom ? " (keys mod 7)" : "")
+                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        BOOST_TEST(num.to_host()[0] == std::int64_t(want_keys.size()));
+        mismatch_log log;
+        for (std::size_t i = 0; i < want_keys.size(); ++i) {
+          if (got_keys[i] != want_keys[i]) log.expect(got_keys[i], want_keys[i], "key " + std::to_string(i));
+          if (!(got_values[i] == want_values[i])) log.expect(got_values[i], want_values[i], "value " + std::to_string(i));
+        }
+        log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]),
+                        "wrote past the selected count");
+        BOOST_TEST(log.count == 0u);
+      }
+    }
+  }
+  // Null keys or values with n > 0: invalid_value, nothing written.
+  selbuf<long long> k(std::vector<long long>{1, 1, 2}), ko(3, poison<long long>());
+  selbuf<double> v(std::vector<double>{1, 2, 3}), vo(3, poison<double>());
+  selbuf<std::int64_t> num(1, poison<std::int64_t>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_unique_by_key(launcher, nullptr, bytes, k.data(), v.data(), 3, ko.data(), vo.data(), num.data(),
+                                              tilekit::equal_to{}) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  const double* no_values = nullptr;
+  long long* no_keys = nullptr;
+  BOOST_TEST(tilekit::device_unique_by_key(launcher, temp.data(), bytes, k.data(), no_values, 3, ko.data(), vo.data(),
+                                           num.data(), tilekit::equal_to{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_unique_by_key(launcher, temp.data(), bytes, k.data(), v.data(), 3, no_keys, vo.data(), num.data(),
+                                           tilekit::equal_to{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_unique_by_key(launcher, temp.data(), bytes, k.data(), v.data(), -1, ko.data(), vo.data(),
+                                           num.data(), tilekit::equal_to{}) == ::backend::invalid_value);
+  ::backend::sync();
+  BOOST_TEST(is_poison(num.to_host()[0]));
+  BOOST_TEST(is_poison(ko.to_host()[0]));
+}
+
 BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -79,4 +79,45 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
       }
 }
 
+// UniqueByKey (with == and with a custom equality) against CUB on the same keys and values.
+struct same_tens {
+  __host__ __device__ bool operator()(int a, int b) const { return a / 10 == b / 10; }
+};
+BOOST_AUTO_TEST_CASE(unique_by_key_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t max_n = std::size_t(1) << 24;
+  std::vector<int> keys(max_n);
+  std::vector<long long> values(max_n);
+  for (std::size_t i = 0; i < max_n; ++i) {
+    keys[i] = i > 0 && g() % 3 != 0 ? keys[i - 1] : int(g() % 100);
+    values[i] = (long long)(g() % 100000);
+  }
+  tk_test::device_buffer<int> k(keys);
+  tk_test::device_buffer<long long> v(values);
+  for (int n : {0, 1, 1023, 1025, 100003, int(max_n)}) {
+    for (bool custom : {false, true}) {
+      tk_test::device_buffer<int> ka(std::size_t(n) + 1, tk_test::poison<int>()), kb(std::size_t(n) + 1, tk_test::poison<int>());
+      tk_test::device_buffer<long long> va(std::size_t(n) + 1, tk_test::poison<long long>()),
+          vb(std::size_t(n) + 1, tk_test::poison<long long>());
+      tk_test::device_buffer<int> na(1, tk_test::poison<int>()), nb(1, tk_test::poison<int>());
+      auto run = [&](auto select, int* ko, long long* vo, int* num) {
+        return two_phase([&](void* t, std::size_t& s) {
+          return custom ? select.UniqueByKey(t, s, k.data(), v.data(), ko, vo, num, n, same_tens{})
+                        : select.UniqueByKey(t, s, k.data(), v.data(), ko, vo, num, n);
+        });
+      };
+      BOOST_TEST(run(tilekit::cub::DeviceSelect{}, ka.data(), va.data(), na.data()) == cudaSuccess);
+      BOOST_TEST(run(cub::DeviceSelect{}, kb.data(), vb.data(), nb.data()) == cudaSuccess);
+      const int count = nb.to_host()[0];
+      BOOST_TEST(na.to_host()[0] == count, "n=" << n << ": count " << na.to_host()[0] << " vs CUB " << count);
+      const auto hka = ka.to_host(), hkb = kb.to_host();
+      const auto hva = va.to_host(), hvb = vb.to_host();
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i <= std::size_t(count); ++i) bad += hka[i] != hkb[i] || hva[i] != hvb[i];
+      BOOST_TEST(bad == 0u, "n=" << n << (custom ? " custom equality" : "") << ": " << bad
+                                 << " keys or values differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,13 +3,17 @@
 // interfaces over tilekit's one-pass select (tilekit/device/select.cuh).
 //
 // Covered: DeviceSelect::If, Flagged, FlaggedIf (each also in place: one d_data for
-// input and output), Unique; DevicePartition::If (two-way: rejected items at the back in
+// input and output), Unique, UniqueByKey; DevicePartition::If (two-way: rejected items at the back in
 // reverse order, as CUB) and Flagged; with CUB's signatures (CCCL 3.0: num_items is an
 // int64_t, which keeps the in-place overloads apart) and two-phase protocol. Differences:
 // num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue. Not covered
-// yet: UniqueByKey and the three-way DevicePartition::If.
+// yet: the three-way DevicePartition::If.
 #pragma once
 #include <tilekit/device/select.cuh>
+
+#include <cuda/std/functional>
+
+#include <type_traits>
 
 namespace tilekit::cub {
 
@@ -83,6 +87,32 @@ struct DeviceSelect {
                             OutputIteratorT d_out, NumSelectedIteratorT d_num_selected_out, std::int64_t num_items,
                             cudaStream_t stream = 0) {
     return tilekit::device::unique(d_temp_storage, temp_storage_bytes, d_in, num_items, d_out, d_num_selected_out, stream);
+  }
+
+  /// Keeps the first key of every run of equal (equality_op) adjacent keys and its value:
+  /// d_keys_out / d_values_out in order, *d_num_selected_out the count.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeyInputIteratorT, class ValueInputIteratorT, class KeyOutputIteratorT, class ValueOutputIteratorT,
+            class NumSelectedIteratorT, class NumItemsT, class EqualityOpT,
+            class = std::enable_if_t<!std::is_convertible<EqualityOpT, cudaStream_t>::value>>
+  static cudaError_t UniqueByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeyInputIteratorT d_keys_in,
+                                 ValueInputIteratorT d_values_in, KeyOutputIteratorT d_keys_out,
+                                 ValueOutputIteratorT d_values_out, NumSelectedIteratorT d_num_selected_out,
+                                 NumItemsT num_items, EqualityOpT equality_op, cudaStream_t stream = 0) {
+    return tilekit::device::unique_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in,
+                                          static_cast<std::int64_t>(num_items), d_keys_out, d_values_out,
+                                          d_num_selected_out, equality_op, stream);
+  }
+
+  /// UniqueByKey with == on the keys.
+  template <class KeyInputIteratorT, class ValueInputIteratorT, class KeyOutputIteratorT, class ValueOutputIteratorT,
+            class NumSelectedIteratorT, class NumItemsT>
+  static cudaError_t UniqueByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeyInputIteratorT d_keys_in,
+                                 ValueInputIteratorT d_values_in, KeyOutputIteratorT d_keys_out,
+                                 ValueOutputIteratorT d_values_out, NumSelectedIteratorT d_num_selected_out,
+                                 NumItemsT num_items, cudaStream_t stream = 0) {
+    return UniqueByKey(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in, d_keys_out, d_values_out,
+                       d_num_selected_out, num_items, ::cuda::std::equal_to<>{}, stream);
   }
 };
 

@@ -9,6 +9,8 @@
 //   partition(temp, temp_bytes, in, n, out, num_out, pred[, stream])     pred(x) items first, in
 //       order, then the others in reverse order (as cub::DevicePartition::If)
 //   partition_flagged(temp, temp_bytes, in, flags, n, out, num_out[, stream])  likewise, by flags[i]
+//   unique_by_key(temp, temp_bytes, keys_in, values_in, n, keys_out, values_out, num_out[, eq][, stream])
+//       the first key of every run of equal keys and its value (as cub::DeviceSelect::UniqueByKey)
 //   ... and select_if, unique, partition without (temp, temp_bytes): storage allocated in the stream.
 // *num_out gets the selected count. n is a 64-bit count. The selects run in place
 // (out == in); otherwise, and for the partitions always, out must not overlap in.
@@ -250,6 +252,71 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
                                 sizeof(typename body_t::shared_t));
 }
 
+namespace detail {
+
+// What unique_by_key moves as one item: a key and its value, read from two inputs
+// (zip_input) and written to two outputs (zip_output); runs compare keys only.
+template <class K, class V>
+struct key_value {
+  K key;
+  V value;
+};
+template <class Keys, class Values>
+struct zip_input {
+  using value_type = key_value<value_of<Keys>, value_of<Values>>;
+  Keys keys;
+  Values values;
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD value_type operator[](count_t i) const { return {keys[i], values[i]}; }
+};
+template <class Keys, class Values>
+struct zip_output {
+  struct slot {
+    Keys keys;
+    Values values;
+    count_t i;
+    TILEKIT_EXEC_CHECK_DISABLE
+    template <class KV>
+    TILEKIT_HD void operator=(const KV& kv) const {
+      keys[i] = kv.key;
+      values[i] = kv.value;
+    }
+  };
+  Keys keys;
+  Values values;
+  TILEKIT_HD slot operator[](count_t i) const { return {keys, values, i}; }
+};
+template <class Eq>
+struct keys_equal {
+  Eq eq;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class KV>
+  TILEKIT_HD bool operator()(const KV& a, const KV& b) const { return bool(eq(a.key, b.key)); }
+};
+
+}  // namespace detail
+
+/// Unique by key, for any launcher: keys_out / values_out get the first key of every run
+/// of keys equal under eq and its value, in order, and *num_out their count (one pass:
+/// device_select over the (key, value) pairs). Returns launcher.invalid_value, writing
+/// nothing, for n < 0, a null num_out, null keys or values (in or out) with n > 0, a too
+/// small temp_bytes; temp == nullptr only sets temp_bytes. Outputs must not overlap inputs.
+template <class Launcher, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Eq>
+typename Launcher::error_type device_unique_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
+                                                   KeysIn keys_in, ValuesIn values_in, detail::count_t n,
+                                                   KeysOut keys_out, ValuesOut values_out, NumOut num_out, Eq eq) {
+  auto ki = detail::unwrap(keys_in);
+  auto vi = detail::unwrap(values_in);
+  auto ko = detail::unwrap(keys_out);
+  auto vo = detail::unwrap(values_out);
+  if (temp != nullptr && n > 0 && (detail::is_null(ki) || detail::is_null(vi) || detail::is_null(ko) || detail::is_null(vo)))
+    return launcher.invalid_value;
+  using in_t = detail::zip_input<decltype(ki), decltype(vi)>;
+  using out_t = detail::zip_output<decltype(ko), decltype(vo)>;
+  return device_select<false>(launcher, temp, temp_bytes, in_t{ki, vi}, n, out_t{ko, vo}, num_out,
+                              keep_unique<detail::keys_equal<Eq>>{detail::keys_equal<Eq>{eq}});
+}
+
 }  // namespace tilekit
 
 // ---------------------------------------------------------------- GPU entry points
@@ -295,6 +362,13 @@ cudaError_t partition_flagged(void* temp, std::size_t& temp_bytes, In in, Flags 
                               NumOut num_out, cudaStream_t stream = 0) {
   return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
                              tilekit::keep_flagged<Flags>{flags});
+}
+
+template <class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Eq = equal_to>
+cudaError_t unique_by_key(void* temp, std::size_t& temp_bytes, KeysIn keys_in, ValuesIn values_in, std::int64_t n,
+                          KeysOut keys_out, ValuesOut values_out, NumOut num_out, Eq eq = {}, cudaStream_t stream = 0) {
+  return device_unique_by_key(gpu_launcher{stream}, temp, temp_bytes, keys_in, values_in, n, keys_out, values_out, num_out,
+                              eq);
 }
 
 template <class In, class Out, class NumOut, class Pred>
