@@ -33,6 +33,7 @@
 #include <tilekit/device/distinct.cuh>
 #include <tilekit/device/histogram.cuh>
 #include <tilekit/device/reduce.cuh>
+#include <tilekit/device/reduce_by_key.cuh>
 #include <tilekit/device/run_length_encode.cuh>
 #include <tilekit/device/scan.cuh>
 #include <tilekit/device/segmented_reduce.cuh>

@@ -5,6 +5,7 @@
 using backend = tk_test::gpu_backend;
 #include "../cases/device_reduce.hpp"
 #include "../cases/device_segmented_reduce.hpp"
+#include "../cases/device_reduce_by_key.hpp"
 
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_segmented_reduce.cuh>
@@ -355,6 +356,48 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
         for (std::size_t s = 0; s <= std::size_t(segments); ++s) bad += which == 4 ? !tk_test::same_value(had[s], hcd[s]) : ha[s] != hc[s];
         BOOST_TEST(bad == 0u, "call " << which << " segments=" << segments << (overlap ? " overlapping" : "") << ": " << bad
                                       << " outputs differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(device_reduce_by_key_facade)
+
+// tilekit::cub::DeviceReduce::ReduceByKey and CUB's on the same keys and values (short and
+// long runs; a sum and a max): keys, aggregates and the run count the same.
+BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t max_n = std::size_t(1) << 24;
+  for (unsigned long long new_key_every : {2ull, 1000ull}) {
+    std::vector<int> keys(max_n);
+    std::vector<int> values(max_n);
+    for (std::size_t i = 0; i < max_n; ++i) {
+      keys[i] = i > 0 && g() % new_key_every != 0 ? keys[i - 1] : int(g() % 1000);
+      values[i] = int(g() % 2001) - 1000;
+    }
+    tk_test::device_buffer<int> k(keys), v(values);
+    for (int n : {0, 1, 1023, 1025, 100003, int(max_n)}) {
+      for (int which = 0; which < 2; ++which) {
+        tk_test::device_buffer<int> ka(std::size_t(n) + 1, tk_test::poison<int>()), kb(std::size_t(n) + 1, tk_test::poison<int>());
+        tk_test::device_buffer<int> va(std::size_t(n) + 1, tk_test::poison<int>()), vb(std::size_t(n) + 1, tk_test::poison<int>());
+        tk_test::device_buffer<int> na(1, tk_test::poison<int>()), nb(1, tk_test::poison<int>());
+        auto run = [&](auto reduce, int* ko, int* vo, int* num) {
+          return two_phase([&](void* t, std::size_t& s) {
+            return which == 0 ? reduce.ReduceByKey(t, s, k.data(), ko, v.data(), vo, num, cuda::std::plus<>{}, n)
+                              : reduce.ReduceByKey(t, s, k.data(), ko, v.data(), vo, num, cuda::maximum<>{}, n);
+          });
+        };
+        BOOST_TEST(run(tilekit::cub::DeviceReduce{}, ka.data(), va.data(), na.data()) == cudaSuccess);
+        BOOST_TEST(run(cub::DeviceReduce{}, kb.data(), vb.data(), nb.data()) == cudaSuccess);
+        const int count = nb.to_host()[0];
+        BOOST_TEST(na.to_host()[0] == count, "n=" << n << ": runs " << na.to_host()[0] << " vs CUB " << count);
+        const auto hka = ka.to_host(), hkb = kb.to_host(), hva = va.to_host(), hvb = vb.to_host();
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i <= std::size_t(count); ++i) bad += hka[i] != hkb[i] || hva[i] != hvb[i];
+        BOOST_TEST(bad == 0u, "n=" << n << " op " << which << " new key every " << new_key_every << ": " << bad
+                                   << " runs differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
       }
     }
   }

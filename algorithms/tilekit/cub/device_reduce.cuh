@@ -2,14 +2,15 @@
 // tilekit/cub/device_reduce.cuh - cub::DeviceReduce's interface over tilekit's
 // one-launch device reduce (tilekit/device/reduce.cuh).
 //
-// Covered: Reduce, Sum, Min, Max, ArgMin, ArgMax, TransformReduce, with CUB's signatures (CCCL 3.0)
-// and its two-phase temp-storage protocol. Differences from CUB: results come from
-// one kernel launch and nothing else (CUB: two kernels); num_items
+// Covered: Reduce, Sum, Min, Max, ArgMin, ArgMax, TransformReduce, ReduceByKey, with CUB's
+// signatures (CCCL 3.0) and its two-phase temp-storage protocol. Differences from CUB:
+// Reduce and its kin come from one kernel launch and nothing else (CUB: two kernels); num_items
 // of any integer type up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue.
 // ArgMin / ArgMax: the current interface (separate value and index outputs, int64
 // indices); not the deprecated KeyValuePair one.
 #pragma once
 #include <tilekit/device/reduce.cuh>
+#include <tilekit/device/reduce_by_key.cuh>
 
 #include <cuda/functional>
 #include <cuda/std/functional>
@@ -113,6 +114,20 @@ struct DeviceReduce {
                                      TransformOpT transform_op, T init, cudaStream_t stream = 0) {
     return Reduce(d_temp_storage, temp_storage_bytes, detail::transformed<InputIteratorT, TransformOpT>{d_in, transform_op},
                   d_out, num_items, reduction_op, init, stream);
+  }
+
+  /// For every run of equal (==) adjacent keys: its first key to d_unique_out, reduction_op over its
+  /// values in order to d_aggregates_out, and the number of runs to *d_num_runs_out; reduction_op need
+  /// only be associative. One pass. d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeysInputIteratorT, class UniqueOutputIteratorT, class ValuesInputIteratorT,
+            class AggregatesOutputIteratorT, class NumRunsOutputIteratorT, class ReductionOpT, class NumItemsT>
+  static cudaError_t ReduceByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                 UniqueOutputIteratorT d_unique_out, ValuesInputIteratorT d_values_in,
+                                 AggregatesOutputIteratorT d_aggregates_out, NumRunsOutputIteratorT d_num_runs_out,
+                                 ReductionOpT reduction_op, NumItemsT num_items, cudaStream_t stream = 0) {
+    return tilekit::device::reduce_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in,
+                                          static_cast<std::int64_t>(num_items), d_unique_out, d_aggregates_out,
+                                          d_num_runs_out, reduction_op, tilekit::equal_to{}, stream);
   }
 };
 

@@ -41,6 +41,12 @@ struct segmented_reduce_tuning {
   static constexpr unsigned threads = 256;
 };
 
+/// Reduce by key: one chunk of threads x items (blocked) per block.
+struct reduce_by_key_tuning {
+  static constexpr unsigned threads = 128;
+  static constexpr unsigned items = 8;
+};
+
 struct select_tuning {
   static constexpr unsigned threads = 128;
 #if defined(TILEKIT_SELECT_VECTOR_ROWS)  // for measuring

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// tilekit/device/reduce_by_key.cuh - reductions of the runs of equal keys on the GPU,
+// one pass (the kernel and its dispatch below).
+//
+//   reduce_by_key(temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_runs_out, op[, eq][, stream])
+//       for every run of adjacent keys equal under eq (default ==): its first key, and op
+//       over its values in order (as cub::DeviceReduce::ReduceByKey)
+// n is a 64-bit count; op need only be associative. Errors: cudaErrorInvalidValue,
+// with nothing written, for n < 0, null pointers (num_runs_out always, the others with
+// n > 0), a too small temp_bytes.
+#pragma once
+#include <tilekit/core/iterator.hpp>
+#include <tilekit/core/operators.hpp>
+#include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/scan.cuh>
+#include <tilekit/device/detail/look_back.cuh>
+
+namespace tilekit {
+
+// The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
+//
+// device_reduce_by_key(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
+// aggregates_out, num_runs_out, op, eq): every item is scanned as the pair {run heads,
+// value} with the segmented operator (heads add up; a value restarts at a head), so an
+// item's inclusive prefix holds how many runs began up to it and op over its run so
+// far. A run's head writes its key to keys_out[heads - 1], its last item the run's
+// aggregate to aggregates_out[heads - 1]. The pairs are chained across chunks by the
+// scan's decoupled look-back (one chunk per block, blocked items); the chunk holding
+// item n - 1 writes the run count.
+
+namespace detail {
+
+template <class V>
+struct run_sum {
+  count_t heads;  // run heads up to and including this item
+  V value;        // op over the current run's values up to this item
+};
+
+template <class Op>
+struct run_sum_op {  // associative (as op), not commutative
+  Op op;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class V>
+  TILEKIT_HD run_sum<V> operator()(const run_sum<V>& a, const run_sum<V>& b) const {
+    return {a.heads + b.heads, b.heads > 0 ? b.value : V(op(a.value, b.value))};
+  }
+};
+
+template <class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op, class Eq>
+struct reduce_by_key_kernel {
+  using K = value_of<KeysIn>;
+  using V = value_of<ValuesIn>;
+  using pair_t = run_sum<V>;
+  static constexpr unsigned Threads = reduce_by_key_tuning::threads, Items = reduce_by_key_tuning::items;
+  static constexpr count_t chunk_items = count_t(Threads) * Items;
+  struct shared_t {
+    scan_storage<pair_t, Threads> scan;
+    raw_slots<unsigned char, Threads> first_is_head;  // whether each thread's first item is a head
+  };
+  KeysIn keys_in;
+  ValuesIn values_in;
+  count_t n;
+  KeysOut keys_out;
+  AggregatesOut aggregates_out;
+  NumOut num_out;
+  Op op;
+  Eq eq;
+  chunk_states<pair_t> states;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    shared_t& shared = ctx.template shared<shared_t>();
+    const unsigned rank = block.thread_rank();
+    const count_t chunk = count_t(ctx.grid().block_rank()), base = chunk * chunk_items;
+    const count_t first = base + count_t(rank) * Items;  // this thread's first item
+    // Items past n: not heads, the chunk's first value (only the last chunk's aggregate sees them).
+    pair_t items[Items];
+    bool head[Items];
+    K previous = first > 0 && first <= n ? K(keys_in[first - 1]) : K{};
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k) {
+      const count_t i = first + k;
+      if (i < n) {
+        const K key = keys_in[i];
+        head[k] = i == 0 || !bool(eq(previous, key));
+        items[k] = {head[k] ? 1 : 0, V(values_in[i])};
+        previous = key;
+      } else {
+        head[k] = false;
+        items[k] = {0, V(values_in[base])};
+      }
+    }
+    shared.first_is_head[rank] = head[0];
+    const run_sum_op<Op> pair_op{op};
+    if (chunk == 0) {
+      const pair_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
+      if (rank == 0) states.template publish<typename decltype(block)::backend>(0, 2, aggregate);
+    } else {
+      const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
+      look_back<decltype(block), pair_t, run_sum_op<Op>> prefix{block, states, chunk, pair_op, pair_t{}, false, patient};
+      tilekit::inclusive_scan_prefix(block, items, items, pair_op, shared.scan, prefix);
+    }
+    // (the scan's barriers order first_is_head's writes before these reads)
+    // Whether the item after this thread's last starts a run (or there is none).
+    bool next_is_head;
+    const count_t after = first + Items;
+    if (after >= n) next_is_head = true;
+    else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
+    else next_is_head = after == 0 || !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k) {
+      const count_t i = first + k;
+      if (i >= n) break;
+      const count_t run = items[k].heads - 1;
+      if (head[k]) keys_out[run] = keys_in[i];
+      const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
+      if (last) aggregates_out[run] = items[k].value;
+      if (i == n - 1) *num_out = items[k].heads;
+    }
+  }
+};
+
+// n == 0: *num_out = 0, from one thread.
+template <class NumOut>
+struct write_no_runs {
+  NumOut num_out;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    if (ctx.block().thread_rank() == 0) *num_out = 0;
+  }
+};
+
+}  // namespace detail
+
+/// Reduce by key's dispatch, for any launcher. With temp == nullptr it only sets
+/// temp_bytes, or answers invalid_value for n < 0 as the call does. Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null num_out, null keys,
+/// values or outputs with n > 0, temp_bytes too small, or more than 2^31 - 1 chunks.
+/// op need only be associative; eq compares adjacent keys.
+template <class Launcher, class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op,
+          class Eq>
+typename Launcher::error_type device_reduce_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
+                                                   KeysIn keys_in, ValuesIn values_in, detail::count_t n, KeysOut keys_out,
+                                                   AggregatesOut aggregates_out, NumOut num_out, Op op, Eq eq) {
+  if constexpr (detail::wraps_pointer_v<KeysIn> || detail::wraps_pointer_v<ValuesIn> || detail::wraps_pointer_v<KeysOut> ||
+                detail::wraps_pointer_v<AggregatesOut> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
+    return device_reduce_by_key(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
+                                detail::unwrap(keys_out), detail::unwrap(aggregates_out), detail::unwrap(num_out), op, eq);
+  using body_t = detail::reduce_by_key_kernel<KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq>;
+  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
+  const auto storage = detail::carve_chunk_states<typename body_t::pair_t>(temp, chunks);
+  if (n < 0) return launcher.invalid_value;  // the size query too
+  if (temp == nullptr) {
+    temp_bytes = storage.bytes;
+    return launcher.success;
+  }
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
+  if (detail::is_null(num_out)) return launcher.invalid_value;
+  if (n > 0 && (detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(keys_out) ||
+                detail::is_null(aggregates_out)))
+    return launcher.invalid_value;
+  if (n == 0) return launcher.run(1, 1, detail::write_no_runs<NumOut>{num_out});
+  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
+                                unsigned(chunks), body_t::Threads,
+                                body_t{keys_in, values_in, n, keys_out, aggregates_out, num_out, op, eq, storage.states},
+                                sizeof(typename body_t::shared_t));
+}
+
+}  // namespace tilekit
+
+// ---------------------------------------------------------------- GPU entry points
+#if defined(__CUDACC__)
+namespace tilekit::device {
+
+template <class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op, class Eq = equal_to>
+cudaError_t reduce_by_key(void* temp, std::size_t& temp_bytes, KeysIn keys_in, ValuesIn values_in, std::int64_t n,
+                          KeysOut keys_out, AggregatesOut aggregates_out, NumOut num_out, Op op, Eq eq = {},
+                          cudaStream_t stream = 0) {
+  return device_reduce_by_key(gpu_launcher{stream}, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out,
+                              num_out, op, eq);
+}
+
+}  // namespace tilekit::device
+#endif  // __CUDACC__

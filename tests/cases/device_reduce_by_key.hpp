@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Reduce by key, written once for both backends through the launcher-generic dispatch
+// tilekit::device_reduce_by_key: long runs and single-item runs, runs across chunk
+// boundaries, sizes around the chunk, a non-commutative operator (the 2x2 matrix
+// product: the order of every combination shows), a custom key equality, invalid
+// arguments. References: sequential CPU code.
+// The including file defines `using backend = ...;`.
+#pragma once
+#include "tile_common.hpp"
+
+#include <tilekit/device/reduce_by_key.cuh>
+
+namespace tk_test {
+
+template <class T>
+using rbkbuf = typename ::backend::template buffer<T>;
+
+/// Keys equal when they agree modulo 5.
+struct same_mod_5 {
+  TILEKIT_HD bool operator()(int a, int b) const { return a % 5 == b % 5; }
+};
+
+template <class V, class Op, class Eq>
+void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what) {
+  auto g = rng_for(next_salt());
+  // run_kind 0: runs of 1-3; 1: long runs (a new key with probability 1/500); 2: every item its own run
+  std::vector<int> keys(std::size_t(n) + 1);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const bool repeat = i > 0 && (run_kind == 0 ? g() % 2 == 0 : run_kind == 1 ? g() % 500 != 0 : false);
+    keys[i] = repeat ? keys[i - 1] : (i > 0 ? keys[i - 1] + 1 + int(g() % 3) : 0);
+  }
+  std::vector<V> values(std::size_t(n) + 1);
+  for (auto& v : values) v = random_value<V>(g);
+  std::vector<int> want_keys;
+  std::vector<V> want_values;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::size_t u = std::size_t(i);
+    if (i == 0 || !eq(keys[u - 1], keys[u])) {
+      want_keys.push_back(keys[u]);
+      want_values.push_back(values[u]);
+    } else {
+      want_values.back() = op(want_values.back(), values[u]);
+    }
+  }
+  rbkbuf<int> k_in(keys), k_out(std::size_t(n) + 1, poison<int>());
+  rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
+  rbkbuf<long long> num(1, poison<long long>());
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                              num.data(), op, eq) == launcher.success);
+  rbkbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                               v_out.data(), num.data(), op, eq);
+  ::backend::sync();
+  const auto got_keys = k_out.to_host();
+  const auto got_values = v_out.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<V>() << " n=" << n << " runs kind "
+                                     << run_kind << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
+    mismatch_log log;
+    for (std::size_t r = 0; r < want_keys.size(); ++r) {
+      if (got_keys[r] != want_keys[r]) log.expect(got_keys[r], want_keys[r], "key of run " + std::to_string(r));
+      if (!same_value(got_values[r], want_values[r])) log.expect(got_values[r], want_values[r], "aggregate of run " + std::to_string(r));
+    }
+    log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]), "wrote past the run count");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+}  // namespace tk_test
+
+BOOST_AUTO_TEST_SUITE(device_reduce_by_key)
+
+BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
+  using namespace tk_test;
+  using kernel = tilekit::detail::reduce_by_key_kernel<const int*, const int*, int*, int*, long long*, tilekit::plus,
+                                                        tilekit::equal_to>;
+  const std::int64_t chunk = kernel::chunk_items;
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(9), chunk - 1, chunk, chunk + 1,
+                         33 * chunk + 7, max_n}) {
+    for (unsigned run_kind : {0u, 1u, 2u}) {
+      check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus");
+      check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product");
+    }
+    check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  rbkbuf<int> k(std::vector<int>{1, 1, 2}), v(std::vector<int>{1, 2, 3}), ko(3, poison<int>()), vo(3, poison<int>());
+  rbkbuf<long long> num(1, poison<long long>());
+  std::size_t bytes = 0;
+  BOOST_TEST(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k.data(), v.data(), -1, ko.data(), vo.data(), num.data(),
+                                           tilekit::plus{}, tilekit::equal_to{}) == ::backend::invalid_value);
+  BOOST_REQUIRE(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k.data(), v.data(), 3, ko.data(), vo.data(), num.data(),
+                                              tilekit::plus{}, tilekit::equal_to{}) == launcher.success);
+  rbkbuf<unsigned char> temp(bytes, 0xCD);
+  const int* none = nullptr;
+  BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), bytes, none, v.data(), 3, ko.data(), vo.data(), num.data(),
+                                           tilekit::plus{}, tilekit::equal_to{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k.data(), none, 3, ko.data(), vo.data(), num.data(),
+                                           tilekit::plus{}, tilekit::equal_to{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k.data(), v.data(), 3, ko.data(), vo.data(),
+                                           static_cast<long long*>(nullptr), tilekit::plus{}, tilekit::equal_to{}) ==
+             ::backend::invalid_value);
+  std::size_t small = bytes - 1;
+  BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), small, k.data(), v.data(), 3, ko.data(), vo.data(), num.data(),
+                                           tilekit::plus{}, tilekit::equal_to{}) == ::backend::invalid_value);
+  ::backend::sync();
+  BOOST_TEST(is_poison(num.to_host()[0]));
+  BOOST_TEST((is_poison(ko.to_host()[0]) && is_poison(vo.to_host()[0])));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
