@@ -20,3 +20,4 @@
 #include <tilekit/cub/block_reduce.cuh>
 #include <tilekit/cub/block_scan.cuh>
 #include <tilekit/cub/block_histogram.cuh>
+#include <tilekit/cub/block_load_store.cuh>

@@ -32,9 +32,12 @@
 
 #include <tilekit/cub.cuh>
 
+#include <cub/block/block_exchange.cuh>
 #include <cub/block/block_histogram.cuh>
+#include <cub/block/block_load.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda/functional>
@@ -1220,6 +1223,31 @@ BOOST_AUTO_TEST_CASE(a_program_written_for_cub_compiles_and_agrees_with_the_faca
           BOOST_TEST(ha[4 * i + k] == want[k], "::cub output " << k << " of thread " << i);
           BOOST_TEST(hb[4 * i + k] == want[k], "tilekit::cub output " << k << " of thread " << i);
         }
+      }
+    }
+    // load_scan_store: 5 tiles of 512, the last 100 short.
+    {
+      const int blocks = 5, n = blocks * 512 - 100;
+      const std::vector<int> in = exact_values<int>(n, g);
+      tk_test::device_buffer<int> d_in(in);
+      tk_test::device_buffer<int> aa(blocks * 512, tk_test::poison<int>()), ab(blocks * 512, tk_test::poison<int>());
+      tk_test::device_buffer<int> ba(blocks * 512, tk_test::poison<int>()), bb(blocks * 512, tk_test::poison<int>());
+      run_both([&](int lib) {
+        if (lib == 0) with_cub::load_scan_store<<<blocks, 128>>>(d_in.data(), aa.data(), ab.data(), n);
+        else with_tilekit::load_scan_store<<<blocks, 128>>>(d_in.data(), ba.data(), bb.data(), n);
+      });
+      const std::vector<int> haa = aa.to_host(), hab = ab.to_host(), hba = ba.to_host(), hbb = bb.to_host();
+      for (int i = 0; i < blocks * 512; ++i) {
+        int inclusive = 0, exclusive = 0;
+        for (int j = i / 512 * 512; j <= i && j < n; ++j) {
+          exclusive = inclusive;
+          inclusive += in[j];
+        }
+        const int want_a = i < n ? inclusive : tk_test::poison<int>(), want_b = i < n ? exclusive : tk_test::poison<int>();
+        BOOST_TEST(haa[i] == want_a, "load_scan_store inclusive with ::cub at " << i);
+        BOOST_TEST(hba[i] == want_a, "load_scan_store inclusive with tilekit::cub at " << i);
+        BOOST_TEST(hab[i] == want_b, "load_scan_store exclusive with ::cub at " << i);
+        BOOST_TEST(hbb[i] == want_b, "load_scan_store exclusive with tilekit::cub at " << i);
       }
     }
     // byte_histogram: 9 blocks.

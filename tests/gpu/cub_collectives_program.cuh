@@ -87,3 +87,32 @@ __global__ void byte_histogram(const unsigned char* in, unsigned* counters) {
   __syncthreads();
   for (int b = threadIdx.x; b < 256; b += 128) atomicAdd(counters + b, smem_histogram[b]);
 }
+
+// Per tile of 128 x 4 ints (the last one partial): BlockLoad (warp transpose, 0 past the
+// end), an inclusive BlockScan, BlockStore (transpose) to out_a; then a striped load, a
+// BlockExchange to blocked, an exclusive sum, back to striped, a striped store to out_b.
+__global__ void load_scan_store(const int* in, int* out_a, int* out_b, int n) {
+  using Load = cub::BlockLoad<int, 128, 4, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using LoadStriped = cub::BlockLoad<int, 128, 4, cub::BLOCK_LOAD_STRIPED>;
+  using Store = cub::BlockStore<int, 128, 4, cub::BLOCK_STORE_TRANSPOSE>;
+  using StoreStriped = cub::BlockStore<int, 128, 4, cub::BLOCK_STORE_STRIPED>;
+  using Exchange = cub::BlockExchange<int, 128, 4>;
+  using Scan = cub::BlockScan<int, 128>;
+  __shared__ typename Load::TempStorage load_storage;
+  __shared__ typename Store::TempStorage store_storage;
+  __shared__ typename Exchange::TempStorage exchange_storage;
+  __shared__ typename Scan::TempStorage scan_storage;
+  const int base = blockIdx.x * 512, valid = n - base < 512 ? n - base : 512;
+  int items[4];
+  Load(load_storage).Load(in + base, items, valid, 0);
+  Scan(scan_storage).InclusiveSum(items, items);
+  Store(store_storage).Store(out_a + base, items, valid);
+  __syncthreads();
+  LoadStriped().Load(in + base, items, valid, 0);
+  Exchange(exchange_storage).StripedToBlocked(items, items);
+  __syncthreads();
+  Scan(scan_storage).ExclusiveSum(items, items);
+  __syncthreads();
+  Exchange(exchange_storage).BlockedToStriped(items, items);
+  StoreStriped().Store(out_b + base, items, valid);
+}

@@ -11,6 +11,7 @@
 #include "../common/sim_backend.hpp"
 #include "../cases/tile_common.hpp"
 
+#include <tilekit/cub/detail/arrangements.hpp>
 #include <tilekit/cub/detail/collectives.hpp>
 
 #include <string>
@@ -213,6 +214,105 @@ void check_block(tilekit::sim::dim3 shape = {Threads}) {
   }
 }
 
+// ---------------------------------------------------------------- arrangements
+
+// BlockLoad / BlockStore / BlockExchange's work: each thread writes, per case, its K
+// items (loads, exchanges) to out; the stores write to their own runs of store_out.
+enum arrangement_case { a_load_blocked, a_load_striped, a_load_via_striped, a_load_via_warp, a_to_striped,
+                        a_to_warp_striped, a_striped_to_blocked, a_warp_striped_to_blocked, arrangement_cases };
+enum store_case { s_blocked, s_striped, s_via_striped, s_via_warp, store_cases };
+constexpr int sentinel = -1;
+
+template <unsigned Threads, unsigned K>
+struct arrangement_body {
+  const int* in;  // Threads * K items: in[p] = p * 7 + 1
+  int valid;
+  int* out;        // arrangement_cases * Threads * K
+  int* store_out;  // store_cases runs of Threads * K
+
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    int* slots = &ctx.template shared<tilekit::detail::raw_slots<int, Threads * K>>()[0];
+    using L = fx::layout;
+    const unsigned t = block.thread_rank();
+    auto put = [&](int c, const int (&items)[K]) {
+      for (unsigned k = 0; k < K; ++k) out[(std::size_t(c) * Threads + t) * K + k] = items[k];
+    };
+    int items[K];
+    auto reset = [&] { for (unsigned k = 0; k < K; ++k) items[k] = sentinel; };
+    reset(); fx::load_direct<L::blocked, Threads>(block, in, items, valid); put(a_load_blocked, items);
+    reset(); fx::load_direct<L::striped, Threads>(block, in, items, valid); put(a_load_striped, items);
+    reset(); fx::load_blocked_via<L::striped, Threads>(block, in, items, valid, slots); put(a_load_via_striped, items);
+    block.sync();
+    reset(); fx::load_blocked_via<L::warp_striped, Threads>(block, in, items, valid, slots); put(a_load_via_warp, items);
+    block.sync();
+    int blocked[K], moved[K];  // the full run, blocked: item p is in[p]
+    for (unsigned k = 0; k < K; ++k) blocked[k] = in[t * K + k];
+    fx::exchange<L::blocked, L::striped, Threads>(block, blocked, moved, slots); put(a_to_striped, moved);
+    block.sync();
+    fx::exchange<L::blocked, L::warp_striped, Threads>(block, blocked, moved, slots); put(a_to_warp_striped, moved);
+    block.sync();
+    int striped[K];
+    for (unsigned k = 0; k < K; ++k) striped[k] = in[k * Threads + t];
+    fx::exchange<L::striped, L::blocked, Threads>(block, striped, striped, slots); put(a_striped_to_blocked, striped);  // in place
+    block.sync();
+    int warp_striped[K];
+    for (unsigned k = 0; k < K; ++k) warp_striped[k] = in[t / 32 * 32 * K + k * 32 + t % 32];
+    fx::exchange<L::warp_striped, L::blocked, Threads>(block, warp_striped, moved, slots); put(a_warp_striped_to_blocked, moved);
+    block.sync();
+    const std::size_t run = std::size_t(Threads) * K;
+    fx::store_direct<L::blocked, Threads>(block, store_out + s_blocked * run, blocked, valid);
+    for (unsigned k = 0; k < K; ++k) striped[k] = in[k * Threads + t];  // (the exchange above made it blocked)
+    fx::store_direct<L::striped, Threads>(block, store_out + s_striped * run, striped, valid);
+    fx::store_blocked_via<L::striped, Threads>(block, store_out + s_via_striped * run, blocked, valid, slots);
+    block.sync();
+    fx::store_blocked_via<L::warp_striped, Threads>(block, store_out + s_via_warp * run, blocked, valid, slots);
+  }
+};
+
+template <unsigned Threads, unsigned K>
+void check_arrangements(int valid) {
+  constexpr unsigned n = Threads * K;
+  std::vector<int> in(n);
+  for (unsigned p = 0; p < n; ++p) in[p] = int(p) * 7 + 1;
+  tk_test::host_buffer<int> d_in(in), d_out(std::size_t(arrangement_cases) * n, tk_test::poison<int>()),
+      d_store(std::size_t(store_cases) * n, tk_test::poison<int>());
+  tk_test::sim_backend::run(1, Threads, arrangement_body<Threads, K>{d_in.data(), valid, d_out.data(), d_store.data()},
+                            sizeof(tilekit::detail::raw_slots<int, Threads * K>));
+  const auto out = d_out.to_host();
+  const auto stored = d_store.to_host();
+  struct A {  // CUB's arrangements, spelled out independently of fx::arrangement
+    static unsigned blocked(unsigned t, unsigned k) { return t * K + k; }
+    static unsigned striped(unsigned t, unsigned k) { return k * Threads + t; }
+    static unsigned warp_striped(unsigned t, unsigned k) { return t / 32 * 32 * K + k * 32 + t % 32; }
+  };
+  auto loaded = [&](unsigned p) { return int(p) < valid ? in[p] : sentinel; };
+  BOOST_TEST_CONTEXT("arrangements of " << Threads << " threads x " << K << " items, valid " << valid) {
+    tk_test::mismatch_log log;
+    for (unsigned t = 0; t < Threads; ++t) {
+      for (unsigned k = 0; k < K; ++k) {
+        auto got = [&](int c) { return out[(std::size_t(c) * Threads + t) * K + k]; };
+        const std::string at = " thread " + std::to_string(t) + " item " + std::to_string(k);
+        log.expect(got(a_load_blocked), loaded(A::blocked(t, k)), "load blocked" + at);
+        log.expect(got(a_load_striped), loaded(A::striped(t, k)), "load striped" + at);
+        log.expect(got(a_load_via_striped), loaded(A::blocked(t, k)), "load blocked via striped" + at);
+        log.expect(got(a_load_via_warp), loaded(A::blocked(t, k)), "load blocked via warp striped" + at);
+        log.expect(got(a_to_striped), in[A::striped(t, k)], "blocked to striped" + at);
+        log.expect(got(a_to_warp_striped), in[A::warp_striped(t, k)], "blocked to warp striped" + at);
+        log.expect(got(a_striped_to_blocked), in[A::blocked(t, k)], "striped to blocked, in place" + at);
+        log.expect(got(a_warp_striped_to_blocked), in[A::blocked(t, k)], "warp striped to blocked" + at);
+      }
+    }
+    for (int c = 0; c < store_cases; ++c)
+      for (unsigned p = 0; p < n; ++p) {
+        const int want = int(p) < valid ? in[p] : tk_test::poison<int>();
+        log.expect(stored[std::size_t(c) * n + p], want, "store case " + std::to_string(c) + " position " + std::to_string(p));
+      }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(facade_tile_compositions) {
@@ -235,4 +335,12 @@ BOOST_AUTO_TEST_CASE(facade_block_scan_compositions) {
     check_block<20, K, tk_test::mat2, tk_test::mat_mul, block_scan_algorithm::raking>();
     check_block<128, K, int, tk_test::custom_max, block_scan_algorithm::warp_scans>({16, 8});
   });
+}
+
+BOOST_AUTO_TEST_CASE(facade_block_load_store_exchange) {
+  for (int valid : {0, 1, 100, 191, 192, 1000}) {
+    check_arrangements<64, 3>(valid);
+    check_arrangements<96, 2>(valid);
+    check_arrangements<32, 1>(valid);
+  }
 }
