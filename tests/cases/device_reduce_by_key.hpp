@@ -69,13 +69,60 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   }
 }
 
+/// The by-key scans against the CPU (in_place: values_out is values_in).
+template <class V, class Op, class Eq>
+void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what) {
+  auto g = rng_for(next_salt());
+  std::vector<int> keys(std::size_t(n) + 1);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i > 0 && g() % 5 != 0 ? keys[i - 1] : int(g() % 20);
+  std::vector<V> values(std::size_t(n) + 1);
+  for (auto& v : values) v = random_value<V>(g);
+  std::vector<V> want(static_cast<std::size_t>(n));
+  V run{};
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::size_t u = std::size_t(i);
+    const bool head = i == 0 || !eq(keys[u - 1], keys[u]);
+    if (inclusive) {
+      run = head ? values[u] : op(run, values[u]);
+      want[u] = run;
+    } else {
+      run = head ? init : op(run, values[u - 1]);
+      want[u] = run;
+    }
+  }
+  rbkbuf<int> k_in(keys);
+  rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
+  V* out = in_place ? v_in.data() : v_out.data();
+  const auto launcher = ::backend::launcher();
+  std::size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return inclusive ? tilekit::device_scan_by_key<true>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq)
+                     : tilekit::device_scan_by_key<false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq);
+  };
+  BOOST_REQUIRE(call(nullptr) == launcher.success);
+  rbkbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = call(temp.data());
+  ::backend::sync();
+  const auto got = in_place ? v_in.to_host() : v_out.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << (inclusive ? " inclusive" : " exclusive") << "_scan_by_key " << what << " "
+                                     << type_name<V>() << " n=" << n << (in_place ? " in place" : "")
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    mismatch_log log;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (!same_value(got[std::size_t(i)], want[std::size_t(i)])) log.expect(got[std::size_t(i)], want[std::size_t(i)], "item " + std::to_string(i));
+    if (!in_place) log.expect_true(is_poison(got[std::size_t(n)]), "wrote past the end");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_reduce_by_key)
 
 BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
   using namespace tk_test;
-  using kernel = tilekit::detail::reduce_by_key_kernel<const int*, const int*, int*, int*, long long*, tilekit::plus,
+  using kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*, long long*, tilekit::plus,
                                                         tilekit::equal_to>;
   const std::int64_t chunk = kernel::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
@@ -86,6 +133,21 @@ BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
       check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product");
     }
     check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(scans_by_key) {
+  using namespace tk_test;
+  using kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*, long long*,
+                                                tilekit::plus, tilekit::equal_to>;
+  const std::int64_t chunk = kernel::chunk_items;
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(3), chunk - 1, chunk + 1, 21 * chunk + 5, max_n}) {
+    for (bool inclusive : {true, false}) {
+      check_scan_by_key<int>(n, inclusive, false, tilekit::plus{}, tilekit::equal_to{}, 7, "plus, init 7");
+      check_scan_by_key<mat2>(n, inclusive, false, mat_mul{}, tilekit::equal_to{}, mat2{1, 2, 0, 1}, "matrix product");
+      check_scan_by_key<long long>(n, inclusive, true, tilekit::maximum{}, same_mod_5{}, -5ll, "max, keys mod 5");
+    }
   }
 }
 

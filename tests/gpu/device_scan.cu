@@ -70,6 +70,42 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   }
 }
 
+// The ByKey scans against CUB on the same keys and values (short and long runs).
+BOOST_AUTO_TEST_CASE(by_key_scans_match_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t max_n = std::size_t(1) << 24;
+  for (unsigned long long new_key_every : {2ull, 5000ull}) {
+    std::vector<int> keys(max_n), values(max_n);
+    for (std::size_t i = 0; i < max_n; ++i) {
+      keys[i] = i > 0 && g() % new_key_every != 0 ? keys[i - 1] : int(g() % 100);
+      values[i] = int(g() % 2001) - 1000;
+    }
+    tk_test::device_buffer<int> k(keys), v(values);
+    for (int n : {0, 1, 1023, 1025, 100003, int(max_n)}) {
+      for (int which = 0; which < 4; ++which) {
+        tk_test::device_buffer<int> a(std::size_t(n) + 1, tk_test::poison<int>()), b(std::size_t(n) + 1, tk_test::poison<int>());
+        auto call = [&](auto scan, int* out) {
+          return two_phase([&](void* t, std::size_t& s) {
+            switch (which) {
+              case 0: return scan.InclusiveSumByKey(t, s, k.data(), v.data(), out, n);
+              case 1: return scan.ExclusiveSumByKey(t, s, k.data(), v.data(), out, n);
+              case 2: return scan.InclusiveScanByKey(t, s, k.data(), v.data(), out, cuda::maximum<>{}, n);
+              default: return scan.ExclusiveScanByKey(t, s, k.data(), v.data(), out, cuda::maximum<>{}, -2000, n);
+            }
+          });
+        };
+        BOOST_TEST(call(tilekit::cub::DeviceScan{}, a.data()) == cudaSuccess);
+        BOOST_TEST(call(cub::DeviceScan{}, b.data()) == cudaSuccess);
+        const auto ha = a.to_host(), hb = b.to_host();
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i <= std::size_t(n); ++i) bad += ha[i] != hb[i];
+        BOOST_TEST(bad == 0u, "by-key scan " << which << " n=" << n << " new key every " << new_key_every << ": " << bad
+                                             << " items differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(native_entry_points_in_a_stream) {
   std::vector<int> h(3000017);
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = int(i % 7) - 3;

@@ -8,10 +8,12 @@
 // d_temp_storage); d_in == d_out works too.
 // Differences: the tile states are zeroed by a memset for fewer than 256 tiles, else by a
 // kernel the scan overlaps (as CUB's init kernel); num_items up to 2^63 - 1; a negative
-// num_items is cudaErrorInvalidValue. Not covered yet: ExclusiveScan with a future
-// value, the ByKey scans.
+// num_items is cudaErrorInvalidValue. The ByKey scans (InclusiveSumByKey,
+// ExclusiveSumByKey, InclusiveScanByKey, ExclusiveScanByKey) run tilekit's by-key scan
+// (tilekit/device/reduce_by_key.cuh). Not covered yet: ExclusiveScan with a future value.
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
+#include <tilekit/device/reduce_by_key.cuh>
 #include <tilekit/device/scan.cuh>
 
 namespace tilekit::cub {
@@ -87,6 +89,55 @@ struct DeviceScan {
   static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data,
                                    ScanOpT scan_op, InitValueT init_value, NumItemsT num_items, cudaStream_t stream = 0) {
     return ExclusiveScan(d_temp_storage, temp_storage_bytes, d_data, d_data, scan_op, init_value, num_items, stream);
+  }
+
+  /// d_values_out[i] = the sum of the values of i's run of equal (equality_op) adjacent keys up to i.
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeysInputIteratorT, class ValuesInputIteratorT, class ValuesOutputIteratorT,
+            class EqualityOpT = ::cuda::std::equal_to<>, class NumItemsT = std::uint32_t>
+  static cudaError_t InclusiveSumByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                       ValuesInputIteratorT d_values_in, ValuesOutputIteratorT d_values_out,
+                                       NumItemsT num_items, EqualityOpT equality_op = EqualityOpT(), cudaStream_t stream = 0) {
+    return InclusiveScanByKey(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in, d_values_out,
+                              ::cuda::std::plus<>{}, num_items, equality_op, stream);
+  }
+
+  /// d_values_out[i] = the sum of the values of i's run before i (0 of the value type at a run's head).
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeysInputIteratorT, class ValuesInputIteratorT, class ValuesOutputIteratorT,
+            class EqualityOpT = ::cuda::std::equal_to<>, class NumItemsT = std::uint32_t>
+  static cudaError_t ExclusiveSumByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                       ValuesInputIteratorT d_values_in, ValuesOutputIteratorT d_values_out,
+                                       NumItemsT num_items, EqualityOpT equality_op = EqualityOpT(), cudaStream_t stream = 0) {
+    using T = detail::it_value_t<ValuesInputIteratorT>;
+    return ExclusiveScanByKey(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in, d_values_out,
+                              ::cuda::std::plus<>{}, T{}, num_items, equality_op, stream);
+  }
+
+  /// d_values_out[i] = scan_op over the values of i's run up to i, in order; scan_op need only be
+  /// associative. d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeysInputIteratorT, class ValuesInputIteratorT, class ValuesOutputIteratorT, class ScanOpT,
+            class EqualityOpT = ::cuda::std::equal_to<>, class NumItemsT = std::uint32_t>
+  static cudaError_t InclusiveScanByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                        ValuesInputIteratorT d_values_in, ValuesOutputIteratorT d_values_out, ScanOpT scan_op,
+                                        NumItemsT num_items, EqualityOpT equality_op = EqualityOpT(),
+                                        cudaStream_t stream = 0) {
+    return tilekit::device::inclusive_scan_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in,
+                                                  static_cast<std::int64_t>(num_items), d_values_out, scan_op, equality_op,
+                                                  stream);
+  }
+
+  /// d_values_out[i] = init_value scan_op the values of i's run before i (init_value at a run's head).
+  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  template <class KeysInputIteratorT, class ValuesInputIteratorT, class ValuesOutputIteratorT, class ScanOpT,
+            class InitValueT, class EqualityOpT = ::cuda::std::equal_to<>, class NumItemsT = std::uint32_t>
+  static cudaError_t ExclusiveScanByKey(void* d_temp_storage, std::size_t& temp_storage_bytes, KeysInputIteratorT d_keys_in,
+                                        ValuesInputIteratorT d_values_in, ValuesOutputIteratorT d_values_out, ScanOpT scan_op,
+                                        InitValueT init_value, NumItemsT num_items, EqualityOpT equality_op = EqualityOpT(),
+                                        cudaStream_t stream = 0) {
+    return tilekit::device::exclusive_scan_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in,
+                                                  static_cast<std::int64_t>(num_items), d_values_out, scan_op, init_value,
+                                                  equality_op, stream);
   }
 
   /// d_out[i] = init_value op d_in[0] op ... op d_in[i]; scan_op need only be associative.
