@@ -2,14 +2,19 @@
 // tilekit/cub/device_histogram.cuh - cub::DeviceHistogram's single-channel
 // interface over tilekit's device histogram (tilekit/device/histogram.cuh).
 //
-// Covered: HistogramEven and HistogramRange (one channel, 1D), CUB's signatures
-// (CCCL 3.0), binning and two-phase protocol. Differences: any number of bins is
-// counted in shared memory while it fits (CUB privatises up to 256 bins and goes
-// to global atomics beyond); lower >= upper is cudaErrorInvalidValue; num_samples
-// may be any integer type up to 2^63 - 1. Not covered yet: the 2D (row stride)
-// and multi-channel forms.
+// Covered: HistogramEven and HistogramRange (1D and 2D: rows row_stride_bytes apart),
+// MultiHistogramEven and MultiHistogramRange (interleaved channels, 1D and 2D; both
+// the cuda::std::array and the C-array overloads), CUB's signatures (CCCL 3.0), binning
+// and two-phase protocol. Differences: any number of bins is counted in shared memory
+// while it fits (CUB privatises up to 256 bins and goes to global atomics beyond);
+// lower >= upper is cudaErrorInvalidValue; num_samples may be any integer type up to
+// 2^63 - 1. The 2D and multi-channel forms read each active channel in a pass of its
+// own through tilekit::pixel_samples (every argument of every channel is checked
+// before any is counted); they are not tuned yet.
 #pragma once
 #include <tilekit/device/histogram.cuh>
+
+#include <cuda/std/array>
 
 namespace tilekit::cub {
 
@@ -44,6 +49,183 @@ struct DeviceHistogram {
     return tilekit::device::histogram_range(d_temp_storage, temp_storage_bytes, d_samples,
                                             static_cast<std::int64_t>(num_samples), d_histogram, num_levels, d_levels,
                                             stream);
+  }
+
+  /// HistogramEven over num_rows rows of num_row_samples samples, rows row_stride_bytes apart.
+  template <class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t HistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                   CounterT* d_histogram, int num_levels, LevelT lower_level, LevelT upper_level,
+                                   OffsetT num_row_samples, OffsetT num_rows, std::size_t row_stride_bytes,
+                                   cudaStream_t stream = 0) {
+    return MultiHistogramEven<1, 1>(d_temp_storage, temp_storage_bytes, d_samples, ::cuda::std::array<CounterT*, 1>{d_histogram},
+                                    ::cuda::std::array<int, 1>{num_levels}, ::cuda::std::array<LevelT, 1>{lower_level},
+                                    ::cuda::std::array<LevelT, 1>{upper_level}, num_row_samples, num_rows, row_stride_bytes,
+                                    stream);
+  }
+
+  /// HistogramRange over num_rows rows of num_row_samples samples, rows row_stride_bytes apart.
+  template <class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t HistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                    CounterT* d_histogram, int num_levels, const LevelT* d_levels, OffsetT num_row_samples,
+                                    OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
+    return MultiHistogramRange<1, 1>(d_temp_storage, temp_storage_bytes, d_samples,
+                                     ::cuda::std::array<CounterT*, 1>{d_histogram}, ::cuda::std::array<int, 1>{num_levels},
+                                     ::cuda::std::array<const LevelT*, 1>{d_levels}, num_row_samples, num_rows,
+                                     row_stride_bytes, stream);
+  }
+
+  /// Per active channel c (the first NUM_ACTIVE_CHANNELS of NUM_CHANNELS interleaved ones), HistogramEven of
+  /// that channel of num_pixels pixels into d_histogram[c], with num_levels[c], lower_level[c], upper_level[c].
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                        ::cuda::std::array<CounterT*, NUM_ACTIVE_CHANNELS> d_histogram,
+                                        ::cuda::std::array<int, NUM_ACTIVE_CHANNELS> num_levels,
+                                        ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> lower_level,
+                                        ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> upper_level, OffsetT num_pixels,
+                                        cudaStream_t stream = 0) {
+    return MultiHistogramEven<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram,
+                                                                 num_levels, lower_level, upper_level, num_pixels,
+                                                                 OffsetT(1), std::size_t(0), stream);
+  }
+
+  /// MultiHistogramEven over num_rows rows of num_row_pixels pixels, rows row_stride_bytes apart.
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                        ::cuda::std::array<CounterT*, NUM_ACTIVE_CHANNELS> d_histogram,
+                                        ::cuda::std::array<int, NUM_ACTIVE_CHANNELS> num_levels,
+                                        ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> lower_level,
+                                        ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> upper_level, OffsetT num_row_pixels,
+                                        OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
+    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
+        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
+          return tilekit::device::histogram_even(t, b, samples, n, d_histogram[c], num_levels[c], lower_level[c],
+                                                 upper_level[c], stream);
+        });
+  }
+
+  /// As above, with C arrays (CUB's older overload).
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                        CounterT* d_histogram[NUM_ACTIVE_CHANNELS], const int num_levels[NUM_ACTIVE_CHANNELS],
+                                        const LevelT lower_level[NUM_ACTIVE_CHANNELS],
+                                        const LevelT upper_level[NUM_ACTIVE_CHANNELS], OffsetT num_pixels,
+                                        cudaStream_t stream = 0) {
+    return MultiHistogramEven<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram,
+                                                                 num_levels, lower_level, upper_level, num_pixels,
+                                                                 OffsetT(1), std::size_t(0), stream);
+  }
+
+  /// As above, 2D, with C arrays.
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramEven(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                        CounterT* d_histogram[NUM_ACTIVE_CHANNELS], const int num_levels[NUM_ACTIVE_CHANNELS],
+                                        const LevelT lower_level[NUM_ACTIVE_CHANNELS],
+                                        const LevelT upper_level[NUM_ACTIVE_CHANNELS], OffsetT num_row_pixels,
+                                        OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
+    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
+        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
+          return tilekit::device::histogram_even(t, b, samples, n, d_histogram[c], num_levels[c], lower_level[c],
+                                                 upper_level[c], stream);
+        });
+  }
+
+  /// Per active channel c, HistogramRange of that channel into d_histogram[c] with d_levels[c].
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                         ::cuda::std::array<CounterT*, NUM_ACTIVE_CHANNELS> d_histogram,
+                                         ::cuda::std::array<int, NUM_ACTIVE_CHANNELS> num_levels,
+                                         ::cuda::std::array<const LevelT*, NUM_ACTIVE_CHANNELS> d_levels, OffsetT num_pixels,
+                                         cudaStream_t stream = 0) {
+    return MultiHistogramRange<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram,
+                                                                  num_levels, d_levels, num_pixels, OffsetT(1),
+                                                                  std::size_t(0), stream);
+  }
+
+  /// MultiHistogramRange over num_rows rows of num_row_pixels pixels, rows row_stride_bytes apart.
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                         ::cuda::std::array<CounterT*, NUM_ACTIVE_CHANNELS> d_histogram,
+                                         ::cuda::std::array<int, NUM_ACTIVE_CHANNELS> num_levels,
+                                         ::cuda::std::array<const LevelT*, NUM_ACTIVE_CHANNELS> d_levels,
+                                         OffsetT num_row_pixels, OffsetT num_rows, std::size_t row_stride_bytes,
+                                         cudaStream_t stream = 0) {
+    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
+        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
+          return tilekit::device::histogram_range(t, b, samples, n, d_histogram[c], num_levels[c], d_levels[c], stream);
+        });
+  }
+
+  /// As above, with C arrays (CUB's older overload).
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                         CounterT* d_histogram[NUM_ACTIVE_CHANNELS], const int num_levels[NUM_ACTIVE_CHANNELS],
+                                         const LevelT* const d_levels[NUM_ACTIVE_CHANNELS], OffsetT num_pixels,
+                                         cudaStream_t stream = 0) {
+    return MultiHistogramRange<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(d_temp_storage, temp_storage_bytes, d_samples, d_histogram,
+                                                                  num_levels, d_levels, num_pixels, OffsetT(1),
+                                                                  std::size_t(0), stream);
+  }
+
+  /// As above, 2D, with C arrays.
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class CounterT, class LevelT, class OffsetT>
+  static cudaError_t MultiHistogramRange(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                                         CounterT* d_histogram[NUM_ACTIVE_CHANNELS], const int num_levels[NUM_ACTIVE_CHANNELS],
+                                         const LevelT* const d_levels[NUM_ACTIVE_CHANNELS], OffsetT num_row_pixels,
+                                         OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
+    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
+        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
+          return tilekit::device::histogram_range(t, b, samples, n, d_histogram[c], num_levels[c], d_levels[c], stream);
+        });
+  }
+
+ private:
+  // The multi-channel and 2D forms: channel c of the image as tilekit::pixel_samples, through
+  // per_channel(temp, bytes, samples, n, c) (a histogram call). Every channel's size query
+  // (which checks its bins) and the counters' null checks run before any channel is
+  // counted; then one pass per channel.
+  // row_stride_bytes 0: one row of num_row_pixels (the 1D forms).
+  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class Histograms, class OffsetT,
+            class PerChannel>
+  static cudaError_t channels(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
+                              const Histograms& d_histogram, OffsetT num_row_pixels, OffsetT num_rows,
+                              std::size_t row_stride_bytes, PerChannel per_channel) {
+    static_assert(NUM_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS <= NUM_CHANNELS,
+                  "tilekit::cub::DeviceHistogram: 1 <= NUM_ACTIVE_CHANNELS <= NUM_CHANNELS");
+    using sample_t = tilekit::detail::value_of<SampleIteratorT>;
+    const std::int64_t row_pixels = static_cast<std::int64_t>(num_row_pixels), rows = static_cast<std::int64_t>(num_rows);
+    if (row_pixels < 0 || rows < 0) return cudaErrorInvalidValue;
+    if (row_stride_bytes != 0 && row_stride_bytes % sizeof(sample_t) != 0) return cudaErrorInvalidValue;
+    const std::int64_t stride = row_stride_bytes != 0 ? std::int64_t(row_stride_bytes / sizeof(sample_t))
+                                                      : row_pixels * NUM_CHANNELS;
+    if (rows > 1 && stride < row_pixels * NUM_CHANNELS) return cudaErrorInvalidValue;  // rows would overlap
+    const std::int64_t n = row_pixels * rows;
+    std::size_t bytes = 1;
+    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) {
+      const tilekit::pixel_samples<SampleIteratorT> samples{d_samples, row_pixels > 0 ? row_pixels : 1, stride,
+                                                            NUM_CHANNELS, c};
+      std::size_t need = 0;
+      if (const cudaError_t e = per_channel(nullptr, need, samples, n, c); e != cudaSuccess) return e;
+      bytes = need > bytes ? need : bytes;
+    }
+    if (d_temp_storage == nullptr) {
+      temp_storage_bytes = bytes;
+      return cudaSuccess;
+    }
+    if (temp_storage_bytes < bytes) return cudaErrorInvalidValue;
+    if (n > 0 && tilekit::detail::is_null(d_samples)) return cudaErrorInvalidValue;
+    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c)
+      if (d_histogram[c] == nullptr) return cudaErrorInvalidValue;
+    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) {
+      const tilekit::pixel_samples<SampleIteratorT> samples{d_samples, row_pixels > 0 ? row_pixels : 1, stride,
+                                                            NUM_CHANNELS, c};
+      std::size_t b = temp_storage_bytes;
+      if (const cudaError_t e = per_channel(d_temp_storage, b, samples, n, c); e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
   }
 };
 

@@ -36,6 +36,25 @@ namespace tilekit {
 // even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
 // HistogramEven / HistogramRange do.
 
+/// One channel of an image of interleaved channels, as a sequence of samples for
+/// device_histogram: sample i is channel `channel` of pixel i, the pixels taken row by
+/// row, row_pixels to a row, rows starting row_stride samples apart (cub::DeviceHistogram's
+/// multi-channel and row-stride forms). @pre row_pixels >= 1, 0 <= channel < channels.
+template <class It>
+struct pixel_samples {
+  using value_type = detail::value_of<It>;  ///< what each sample is
+  It samples;                               ///< channel 0 of pixel 0
+  detail::count_t row_pixels;               ///< pixels in a row
+  detail::count_t row_stride;               ///< samples from the start of a row to the next
+  int channels;                             ///< samples per pixel
+  int channel;                              ///< the channel read
+  /// Channel `channel` of pixel i.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD value_type operator[](detail::count_t i) const {
+    return samples[(i / row_pixels) * row_stride + (i % row_pixels) * channels + channel];
+  }
+};
+
 /// CUB's HistogramEven binning: bins of equal width over [lower, upper).
 template <class Sample, class Level>
 struct even_bins {
