@@ -20,4 +20,5 @@
 #include <tilekit/cub/block_reduce.cuh>
 #include <tilekit/cub/block_scan.cuh>
 #include <tilekit/cub/block_histogram.cuh>
+#include <tilekit/cub/block_discontinuity.cuh>
 #include <tilekit/cub/block_load_store.cuh>

@@ -32,6 +32,7 @@
 
 #include <tilekit/cub.cuh>
 
+#include <cub/block/block_discontinuity.cuh>
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_histogram.cuh>
 #include <cub/block/block_load.cuh>
@@ -1248,6 +1249,27 @@ BOOST_AUTO_TEST_CASE(a_program_written_for_cub_compiles_and_agrees_with_the_faca
         BOOST_TEST(hba[i] == want_a, "load_scan_store inclusive with tilekit::cub at " << i);
         BOOST_TEST(hab[i] == want_b, "load_scan_store exclusive with ::cub at " << i);
         BOOST_TEST(hbb[i] == want_b, "load_scan_store exclusive with tilekit::cub at " << i);
+      }
+    }
+    // run_flags: 4 blocks of 64 x 3.
+    {
+      const int blocks = 4, n = blocks * 192;
+      std::vector<int> in(n);
+      for (int i = 0; i < n; ++i) in[i] = i > 0 && g() % 3 != 0 ? in[i - 1] : int(g() % 5);
+      tk_test::device_buffer<int> d_in(in), ha_(n, tk_test::poison<int>()), ta_(n, tk_test::poison<int>()),
+          hb_(n, tk_test::poison<int>()), tb_(n, tk_test::poison<int>());
+      run_both([&](int lib) {
+        if (lib == 0) with_cub::run_flags<<<blocks, 64>>>(d_in.data(), ha_.data(), ta_.data());
+        else with_tilekit::run_flags<<<blocks, 64>>>(d_in.data(), hb_.data(), tb_.data());
+      });
+      const std::vector<int> ha = ha_.to_host(), ta = ta_.to_host(), hb = hb_.to_host(), tb = tb_.to_host();
+      for (int i = 0; i < n; ++i) {
+        const int head = i == 0 ? 1 : in[i - 1] != in[i];
+        const int tail = i % 192 == 191 ? 1 : in[i] != in[i + 1];
+        BOOST_TEST(ha[i] == head, "run_flags head with ::cub at " << i);
+        BOOST_TEST(hb[i] == head, "run_flags head with tilekit::cub at " << i);
+        BOOST_TEST(ta[i] == tail, "run_flags tail with ::cub at " << i);
+        BOOST_TEST(tb[i] == tail, "run_flags tail with tilekit::cub at " << i);
       }
     }
     // byte_histogram: 9 blocks.

@@ -116,3 +116,24 @@ __global__ void load_scan_store(const int* in, int* out_a, int* out_b, int n) {
   Exchange(exchange_storage).BlockedToStriped(items, items);
   StoreStriped().Store(out_b + base, items, valid);
 }
+
+// Per block of 64 threads x 3 items: run heads (after the first block, against the
+// previous block's last item) and run tails (the block's last item always a tail).
+struct items_differ {
+  __device__ bool operator()(int a, int b) const { return a != b; }
+};
+__global__ void run_flags(const int* in, int* heads, int* tails) {
+  using Discontinuity = cub::BlockDiscontinuity<int, 64>;
+  __shared__ typename Discontinuity::TempStorage storage;
+  const int base = blockIdx.x * 192 + threadIdx.x * 3;
+  int items[3], h[3], t[3];
+  for (int k = 0; k < 3; ++k) items[k] = in[base + k];
+  if (blockIdx.x == 0) Discontinuity(storage).FlagHeads(h, items, items_differ{});
+  else Discontinuity(storage).FlagHeads(h, items, items_differ{}, in[blockIdx.x * 192 - 1]);
+  __syncthreads();
+  Discontinuity(storage).FlagTails(t, items, items_differ{});
+  for (int k = 0; k < 3; ++k) {
+    heads[base + k] = h[k];
+    tails[base + k] = t[k];
+  }
+}

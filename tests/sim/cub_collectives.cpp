@@ -313,6 +313,84 @@ void check_arrangements(int valid) {
   }
 }
 
+// ---------------------------------------------------------------- discontinuities
+
+// BlockDiscontinuity's work: head and tail flags of blocked items with a plain operator
+// (inequality) and one that also takes the index (flags only where the index is odd and
+// the items differ); with and without tile predecessor / successor items.
+struct differ {
+  bool operator()(int a, int b) const { return a != b; }
+};
+struct differ_at_odd {
+  bool operator()(int a, int b, int b_index) const { return a != b && b_index % 2 == 1; }
+};
+enum flag_case { f_heads, f_tails, f_both_heads, f_both_tails, f_heads_pred, f_tails_succ, f_odd_heads, f_odd_tails, flag_cases };
+
+template <unsigned Threads, unsigned K>
+struct discontinuity_body {
+  const int* in;
+  int predecessor, successor;
+  int* out;  // flag_cases * Threads * K
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    int* slots = &ctx.template shared<tilekit::detail::raw_slots<int, 2 * Threads>>()[0];
+    const unsigned t = block.thread_rank();
+    int items[K];
+    for (unsigned k = 0; k < K; ++k) items[k] = in[t * K + k];
+    int a[K], b[K];
+    auto put = [&](int c, const int (&f)[K]) {
+      for (unsigned k = 0; k < K; ++k) out[(std::size_t(c) * Threads + t) * K + k] = f[k];
+    };
+    int (*none)[K] = nullptr;
+    fx::flag_discontinuities<Threads>(block, &a, none, items, differ{}, nullptr, nullptr, slots); put(f_heads, a);
+    block.sync();
+    fx::flag_discontinuities<Threads>(block, none, &a, items, differ{}, nullptr, nullptr, slots); put(f_tails, a);
+    block.sync();
+    fx::flag_discontinuities<Threads>(block, &a, &b, items, differ{}, nullptr, nullptr, slots); put(f_both_heads, a); put(f_both_tails, b);
+    block.sync();
+    fx::flag_discontinuities<Threads>(block, &a, none, items, differ{}, &predecessor, nullptr, slots); put(f_heads_pred, a);
+    block.sync();
+    fx::flag_discontinuities<Threads>(block, none, &a, items, differ{}, nullptr, &successor, slots); put(f_tails_succ, a);
+    block.sync();
+    fx::flag_discontinuities<Threads>(block, &a, &b, items, differ_at_odd{}, nullptr, nullptr, slots); put(f_odd_heads, a); put(f_odd_tails, b);
+  }
+};
+
+template <unsigned Threads, unsigned K>
+void check_discontinuities(std::mt19937_64& g) {
+  constexpr unsigned n = Threads * K;
+  std::vector<int> in(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = i > 0 && g() % 3 != 0 ? in[i - 1] : int(g() % 4);
+  const int predecessor = in[0], successor = in[n - 1] + 1;  // continuous before; discontinuous after
+  tk_test::host_buffer<int> d_in(in), d_out(std::size_t(flag_cases) * n, tk_test::poison<int>());
+  tk_test::sim_backend::run(1, Threads, discontinuity_body<Threads, K>{d_in.data(), predecessor, successor, d_out.data()},
+                            sizeof(tilekit::detail::raw_slots<int, 2 * Threads>));
+  const auto out = d_out.to_host();
+  BOOST_TEST_CONTEXT("discontinuities of " << Threads << " threads x " << K << " items, TILEKIT_TEST_SEED=" << base_seed()) {
+    tk_test::mismatch_log log;
+    for (unsigned i = 0; i < n; ++i) {
+      const int head = i == 0 ? 1 : in[i - 1] != in[i];
+      const int tail = i + 1 == n ? 1 : in[i] != in[i + 1];
+      const int head_pred = i == 0 ? predecessor != in[0] : head;
+      const int tail_succ = i + 1 == n ? in[i] != successor : tail;
+      const int odd_head = i == 0 ? 1 : (in[i - 1] != in[i] && i % 2 == 1);
+      const int odd_tail = i + 1 == n ? 1 : (in[i] != in[i + 1] && (i + 1) % 2 == 1);
+      auto got = [&](int c) { return out[std::size_t(c) * n + i]; };  // thread i / K, item i % K: blocked order
+      const std::string at = " at item " + std::to_string(i);
+      log.expect(got(f_heads), head, "heads" + at);
+      log.expect(got(f_tails), tail, "tails" + at);
+      log.expect(got(f_both_heads), head, "heads (with tails)" + at);
+      log.expect(got(f_both_tails), tail, "tails (with heads)" + at);
+      log.expect(got(f_heads_pred), head_pred, "heads after a predecessor" + at);
+      log.expect(got(f_tails_succ), tail_succ, "tails before a successor" + at);
+      log.expect(got(f_odd_heads), odd_head, "heads, indexed operator" + at);
+      log.expect(got(f_odd_tails), odd_tail, "tails, indexed operator" + at);
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(facade_tile_compositions) {
@@ -343,4 +421,12 @@ BOOST_AUTO_TEST_CASE(facade_block_load_store_exchange) {
     check_arrangements<96, 2>(valid);
     check_arrangements<32, 1>(valid);
   }
+}
+
+BOOST_AUTO_TEST_CASE(facade_block_discontinuity) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  check_discontinuities<64, 3>(g);
+  check_discontinuities<96, 1>(g);
+  check_discontinuities<1, 5>(g);
+  check_discontinuities<128, 4>(g);
 }
