@@ -32,7 +32,7 @@ class BlockDiscontinuity {
  public:
   /// Shared memory of one call: each thread's first and last item.
   struct TempStorage {
-    ::tilekit::detail::raw_slots<T, 2 * threads> slots;
+    ::tilekit::detail::raw_slots<T, 2 * threads> slots;  ///< each thread's last item, then each thread's first
   };
 
   /// Uses a `__shared__` TempStorage private to this specialisation (as CUB).
