@@ -1130,6 +1130,58 @@ struct run_prefix_check {
   }
 };
 
+// Logical warps that are not powers of two (12 and 7 lanes: they span hardware warps),
+// against the CPU (CUB 3.0 is wrong for those that span two): each thread's sum, the max over
+// the first 5 lanes, and the head-segmented sum.
+template <int W>
+__global__ void odd_warp_sums(const int* in, const unsigned char* heads, int* out) {
+  using WarpReduce = tilekit::cub::WarpReduce<int, W>;
+  __shared__ typename WarpReduce::TempStorage storage[96 / W];
+  const int t = threadIdx.x, warp = t / W;
+  const int x = in[t];
+  out[3 * t] = WarpReduce(storage[warp]).Sum(x);
+  out[3 * t + 1] = WarpReduce(storage[warp]).Reduce(x, cuda::maximum<>{}, 5);
+  out[3 * t + 2] = WarpReduce(storage[warp]).HeadSegmentedSum(x, heads[t]);
+}
+
+template <int W>
+void check_odd_warp_sums(std::mt19937_64& g) {
+  constexpr int n = 96 / W * W;
+  std::vector<int> in(n);
+  std::vector<unsigned char> heads(n);
+  for (int i = 0; i < n; ++i) {
+    in[i] = int(g() % 2001) - 1000;
+    heads[i] = g() % 4 == 0;
+  }
+  tk_test::device_buffer<int> d_in(in), d_out(3 * n, tk_test::poison<int>());
+  tk_test::device_buffer<unsigned char> d_heads(heads);
+  odd_warp_sums<W><<<1, n>>>(d_in.data(), d_heads.data(), d_out.data());
+  BOOST_REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<int> out = d_out.to_host();
+  for (int t = 0; t < n; ++t) {
+    const int w0 = t / W * W;
+    int sum = 0, max5 = in[w0];
+    for (int i = w0; i < w0 + W; ++i) sum += in[i];
+    for (int i = w0; i < w0 + 5 && i < w0 + W; ++i) max5 = std::max(max5, in[i]);
+    int first = t, last = t;
+    while (first > w0 && !heads[first]) --first;
+    while (last + 1 < w0 + W && !heads[last + 1]) ++last;
+    int segment = 0;
+    for (int i = first; i <= last; ++i) segment += in[i];
+    BOOST_TEST(out[3 * t] == sum, "W=" << W << " sum at thread " << t);
+    BOOST_TEST(out[3 * t + 1] == max5, "W=" << W << " max of 5 lanes at thread " << t);
+    BOOST_TEST(out[3 * t + 2] == segment, "W=" << W << " head-segmented sum at thread " << t);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(warp_reduce_of_logical_warps_of_any_size) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  BOOST_TEST_CONTEXT("TILEKIT_TEST_SEED=" << base_seed()) {
+    check_odd_warp_sums<12>(g);
+    check_odd_warp_sums<7>(g);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(block_reduce_and_scan_match_cub) { for_each_block_config(run_block_check{}); }
 
 BOOST_AUTO_TEST_CASE(block_scan_prefix_callbacks_chain_tiles_like_cub) { for_each_block_config(run_prefix_check{}); }

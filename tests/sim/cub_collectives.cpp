@@ -391,6 +391,84 @@ void check_discontinuities(std::mt19937_64& g) {
   }
 }
 
+// ---------------------------------------------------------------- logical warps of any size
+
+// WarpReduce's shared-memory path for sizes that are not powers of two: logical warp i is
+// thread ranks [i * W, (i + 1) * W), spanning two hardware warps where W does not divide
+// 32. Per thread: the full reduce, the reduce of the first (i % W) + 1 lanes, and the head-
+// and tail-segmented reduces.
+enum odd_case { o_full, o_valid, o_head, o_tail, odd_cases };
+
+template <unsigned Threads, unsigned W, class T, class Op>
+struct odd_warp_body {
+  const T* x;
+  const unsigned char* flag;
+  T* out;  // odd_cases per thread
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    struct storage_t {
+      tilekit::detail::raw_slots<T, W> values;
+      unsigned char flags[W];
+    };
+    storage_t* storage = &ctx.template shared<storage_t>() + block.thread_rank() / W;  // each logical warp its own
+    const unsigned t = block.thread_rank(), warp = t / W;
+    const Op op{};
+    T* o = out + std::size_t(t) * odd_cases;
+    T* values = &storage->values[0];
+    o[o_full] = fx::smem_warp_reduce<W>(block, x[t], op, int(W), values);
+    o[o_valid] = fx::smem_warp_reduce<W>(block, x[t], op, int(warp % W) + 1, values);
+    o[o_head] = fx::smem_warp_segmented_reduce<W, false>(block, x[t], flag[t] != 0, op, values, storage->flags);
+    o[o_tail] = fx::smem_warp_segmented_reduce<W, true>(block, x[t], flag[t] != 0, op, values, storage->flags);
+  }
+};
+
+template <unsigned Threads, unsigned W, class T, class Op>
+void check_odd_warps() {
+  static_assert(Threads % W == 0, "whole logical warps");
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<T> x(Threads);
+  std::vector<unsigned char> flag(Threads);
+  for (unsigned i = 0; i < Threads; ++i) {
+    x[i] = small_value<T>(g);
+    flag[i] = g() % 3 == 0;
+  }
+  tk_test::host_buffer<T> d_x(x), d_out(static_cast<std::size_t>(Threads) * odd_cases, tk_test::poison<T>());
+  tk_test::host_buffer<unsigned char> d_flag(flag);
+  struct storage_t {
+    tilekit::detail::raw_slots<T, W> values;
+    unsigned char flags[W];
+  };
+  tk_test::sim_backend::run(1, Threads, odd_warp_body<Threads, W, T, Op>{d_x.data(), d_flag.data(), d_out.data()},
+                            sizeof(storage_t) * (Threads / W));
+  const auto out = d_out.to_host();
+  const Op op{};
+  auto fold = [&](unsigned first, unsigned last) {  // op over x[first .. last]
+    T r = x[first];
+    for (unsigned i = first + 1; i <= last; ++i) r = op(r, x[i]);
+    return r;
+  };
+  BOOST_TEST_CONTEXT("logical warps of " << W << " in a block of " << Threads << ", " << tk_test::type_name<T>() << " "
+                                         << tk_test::op_name<Op>() << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    tk_test::mismatch_log log;
+    for (unsigned t = 0; t < Threads; ++t) {
+      const unsigned warp = t / W, w0 = warp * W, w1 = w0 + W - 1;
+      unsigned hf = t, hl = t, tf = t, tl = t;
+      while (hf > w0 && !flag[hf]) --hf;
+      while (hl < w1 && !flag[hl + 1]) ++hl;
+      while (tf > w0 && !flag[tf - 1]) --tf;
+      while (tl < w1 && !flag[tl]) ++tl;
+      const T* o = out.data() + std::size_t(t) * odd_cases;
+      const std::string at = " at thread " + std::to_string(t);
+      log.expect(o[o_full], fold(w0, w1), "reduce" + at);
+      log.expect(o[o_valid], fold(w0, w0 + warp % W), "reduce of valid lanes" + at);
+      log.expect(o[o_head], fold(hf, hl), "head-segmented reduce" + at);
+      log.expect(o[o_tail], fold(tf, tl), "tail-segmented reduce" + at);
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(facade_tile_compositions) {
@@ -429,4 +507,13 @@ BOOST_AUTO_TEST_CASE(facade_block_discontinuity) {
   check_discontinuities<96, 1>(g);
   check_discontinuities<1, 5>(g);
   check_discontinuities<128, 4>(g);
+}
+
+BOOST_AUTO_TEST_CASE(facade_logical_warps_of_any_size) {
+  check_odd_warps<84, 12, int, tk_test::custom_max>();
+  check_odd_warps<84, 12, tk_test::mat2, tk_test::mat_mul>();
+  check_odd_warps<63, 7, tk_test::mat2, tk_test::mat_mul>();
+  check_odd_warps<100, 20, int, tk_test::custom_max>();
+  check_odd_warps<93, 31, tk_test::mat2, tk_test::mat_mul>();
+  check_odd_warps<96, 3, tk_test::mat2, tk_test::mat_mul>();
 }

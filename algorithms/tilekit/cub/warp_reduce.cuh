@@ -11,9 +11,12 @@
 // Differences from CUB:
 // - Every lane gets the result (CUB: lane 0; the segmented forms: each segment's
 //   first lane). The segmented forms give every lane its own segment's total.
-// - LOGICAL_WARP_THREADS must be a power of two, 1..32 (CUB also takes other sizes
-//   through shared memory): a static_assert says so.
-// - TempStorage is empty: the tile algorithms need no shared memory.
+// - LOGICAL_WARP_THREADS of 1..32. Powers of two are tiles (registers and shuffles;
+//   TempStorage is empty). Other sizes go through the TempStorage (shared memory):
+//   logical warp i is thread ranks [i * N, (i + 1) * N) even where it spans two hardware
+//   warps, so the lanes meet between block barriers, and every thread of the block calls
+//   (CUB 3.0 syncs only the hardware warp there and gives wrong results for logical warps
+//   that cross one, NVIDIA/cccl#858).
 // - Floating-point sums combine in tilekit's order (a balanced tree over the lanes,
 //   bitwise the same in every lane); CUB's lane 0 result may round differently.
 // - Whole warps of 32-bit integers with a built-in operator (cuda::std::plus<>,
@@ -47,24 +50,32 @@ __device__ __forceinline__ ::tilekit::tile<unsigned(N)> logical_warp() {
 }  // namespace detail
 
 /// cub::WarpReduce: CUB's warp reductions (CCCL 3.0 signatures) over tilekit's tile reduce and scan.
-/// Logical warp i of a block is the tile<LOGICAL_WARP_THREADS> of thread ranks [i * N, (i + 1) * N),
-/// as in CUB. Differences from CUB: every lane gets the result (CUB: lane 0; the segmented forms: each
-/// segment's first lane); LOGICAL_WARP_THREADS must be a power of two, 1..32 (a static_assert says so);
-/// TempStorage is empty; floating-point sums combine as a balanced tree over the lanes and may round
-/// differently from CUB's.
-/// @pre every lane of the logical warp calls, with the same valid_items (1 <= valid_items) where given.
+/// Logical warp i of a block is thread ranks [i * N, (i + 1) * N), as in CUB. N a power of two: the
+/// tile<N> (registers, shuffles; TempStorage is empty). Other N of 1..32: through TempStorage (shared
+/// memory) between block barriers, so every thread of the block calls and the block is whole logical
+/// warps. Differences from CUB: every lane gets the result (CUB: lane 0; the segmented forms: each
+/// segment's first lane); floating-point sums may round differently from CUB's.
+/// @pre every lane of the logical warp calls (N not a power of two: every thread of the block), with
+/// the same valid_items (1 <= valid_items) where given.
 template <class T, int LOGICAL_WARP_THREADS = 32>
 class WarpReduce {
-  static_assert(detail::is_tile_size_v<LOGICAL_WARP_THREADS>,
-                "tilekit::cub::WarpReduce: LOGICAL_WARP_THREADS must be 1, 2, 4, 8, 16 or 32 (tilekit's logical "
-                "warps are power-of-two tiles; CUB's shared-memory path for other sizes is not provided)");
+  static_assert(LOGICAL_WARP_THREADS >= 1 && LOGICAL_WARP_THREADS <= 32,
+                "tilekit::cub::WarpReduce: LOGICAL_WARP_THREADS must be 1..32");
+  static constexpr bool tile = detail::is_tile_size_v<LOGICAL_WARP_THREADS>;
+  static constexpr unsigned W = unsigned(LOGICAL_WARP_THREADS);
+  struct smem_t {
+    ::tilekit::detail::raw_slots<T, W> values;
+    unsigned char flags[W];
+  };
+  struct none_t {};
 
  public:
-  /// Nothing: the tile algorithms work in registers. Kept so CUB code that declares it compiles.
-  struct TempStorage {};
+  /// Shared memory of one call for the sizes that are not powers of two; empty for the others (the
+  /// tile algorithms work in registers), kept so CUB code that declares it compiles.
+  struct TempStorage : ::tilekit::detail::stdx::conditional_t<tile, none_t, smem_t> {};
 
-  /// Does nothing: temp_storage is not used (the tile algorithms work in registers).
-  __device__ __forceinline__ WarpReduce(TempStorage& /*temp_storage*/) {}
+  /// Uses temp_storage where N is not a power of two.
+  __device__ __forceinline__ WarpReduce(TempStorage& temp_storage) : storage_(temp_storage) {}
 
   /// The sum over the logical warp, in every lane.
   __device__ __forceinline__ T Sum(T input) { return Reduce(input, ::tilekit::plus{}); }
@@ -75,14 +86,19 @@ class WarpReduce {
   /// op over the logical warp (op associative; commutativity not needed), in every lane.
   template <class ReductionOp>
   __device__ __forceinline__ T Reduce(T input, ReductionOp reduction_op) {
-    return ::tilekit::reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, reduction_op);
+    if constexpr (tile) return ::tilekit::reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, reduction_op);
+    else return detail::smem_warp_reduce<W>(::tilekit::this_block<>(), input, reduction_op, LOGICAL_WARP_THREADS, values());
   }
 
   /// op over the first valid_items lanes, in every lane. @pre valid_items >= 1.
   template <class ReductionOp>
   __device__ __forceinline__ T Reduce(T input, ReductionOp reduction_op, int valid_items) {
-    if (valid_items >= LOGICAL_WARP_THREADS) return Reduce(input, reduction_op);
-    return detail::reduce_valid(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, reduction_op, valid_items);
+    if constexpr (tile) {
+      if (valid_items >= LOGICAL_WARP_THREADS) return Reduce(input, reduction_op);
+      return detail::reduce_valid(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, reduction_op, valid_items);
+    } else {
+      return detail::smem_warp_reduce<W>(::tilekit::this_block<>(), input, reduction_op, valid_items, values());
+    }
   }
 
   /// Sums of the segments that head_flag starts (lane 0 always starts one); every
@@ -103,17 +119,36 @@ class WarpReduce {
   /// its segment's result (CUB: the segment's first lane). reduction_op need only be associative.
   template <class ReductionOp, class FlagT>
   __device__ __forceinline__ T HeadSegmentedReduce(T input, FlagT head_flag, ReductionOp reduction_op) {
-    return detail::head_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(head_flag),
-                                         reduction_op);
+    if constexpr (tile)
+      return detail::head_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(head_flag),
+                                           reduction_op);
+    else
+      return detail::smem_warp_segmented_reduce<W, false>(::tilekit::this_block<>(), input, bool(head_flag), reduction_op,
+                                                          values(), flags());
   }
 
   /// reduction_op over each segment that tail_flag ends (the lane after a tail starts the next); every
   /// lane gets its segment's result (CUB: the segment's first lane). reduction_op need only be associative.
   template <class ReductionOp, class FlagT>
   __device__ __forceinline__ T TailSegmentedReduce(T input, FlagT tail_flag, ReductionOp reduction_op) {
-    return detail::tail_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(tail_flag),
-                                         reduction_op);
+    if constexpr (tile)
+      return detail::tail_segmented_reduce(detail::logical_warp<LOGICAL_WARP_THREADS>(), input, bool(tail_flag),
+                                           reduction_op);
+    else
+      return detail::smem_warp_segmented_reduce<W, true>(::tilekit::this_block<>(), input, bool(tail_flag), reduction_op,
+                                                         values(), flags());
   }
+
+ private:
+  __device__ __forceinline__ T* values() {
+    if constexpr (tile) return nullptr;
+    else return &storage_.values[0];
+  }
+  __device__ __forceinline__ unsigned char* flags() {
+    if constexpr (tile) return nullptr;
+    else return storage_.flags;
+  }
+  TempStorage& storage_;
 };
 
 }  // namespace tilekit::cub

@@ -9,6 +9,8 @@
 //                           an identity (CUB's ExclusiveScan(in, out, op)): thread 0's
 //                           (first) output is undefined in CUB and its (first) input here
 //   inclusive_scan_init     a block inclusive scan of arrays seeded with an initial value
+//   smem_warp_*             reductions over logical warps of any size W (not only the
+//                           power-of-two tiles), through W slots of shared memory
 // The block forms take the block part of tilekit's scan (detail::block_scan) and do
 // the per-thread part themselves; everything else is tilekit's public API.
 #pragma once
@@ -136,6 +138,50 @@ TILEKIT_HD T inclusive_scan_init(const Block& block, const T (&in)[K], T (&out)[
   const T seed = p.has_exclusive ? T(op(init, p.exclusive)) : init;
   ::tilekit::detail::thread_inclusive_scan(in, out, op, seed, true);
   return p.aggregate;
+}
+
+// ---- logical warps of any size W: thread ranks [i * W, (i + 1) * W) of the block, which
+// may span two hardware warps when W is not a power of two. The lanes meet in the logical
+// warp's W slots of shared memory (values, and flags for the segmented forms) between two
+// block barriers, so every thread of the block calls. Every lane gets the result.
+
+/// op over the first valid_items lanes of the calling thread's logical warp. @pre valid_items >= 1.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned W, class Block, class T, class Op>
+TILEKIT_HD T smem_warp_reduce(const Block& block, const T& x, Op op, int valid_items, T* values) {
+  const unsigned lane = block.thread_rank() % W;
+  values[lane] = x;
+  block.sync();
+  const unsigned count = valid_items < int(W) ? unsigned(valid_items) : W;
+  T r = values[0];
+  for (unsigned i = 1; i < count; ++i) r = T(op(r, values[i]));
+  block.sync();  // the slots may be written again
+  return r;
+}
+
+/// op over the calling lane's segment of its logical warp: segments start at lanes whose
+/// flag is set (Tail false: head flags; lane 0 always starts one) or after lanes whose flag
+/// is set (Tail: tail flags; the last lane always ends one).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned W, bool Tail, class Block, class T, class Op>
+TILEKIT_HD T smem_warp_segmented_reduce(const Block& block, const T& x, bool flag, Op op, T* values,
+                                        unsigned char* flags) {
+  const unsigned lane = block.thread_rank() % W;
+  values[lane] = x;
+  flags[lane] = flag;
+  block.sync();
+  unsigned first = lane, last = lane;  // the segment: lanes first .. last
+  if (Tail) {
+    while (first > 0 && !flags[first - 1]) --first;
+    while (last + 1 < W && !flags[last]) ++last;
+  } else {
+    while (first > 0 && !flags[first]) --first;
+    while (last + 1 < W && !flags[last + 1]) ++last;
+  }
+  T r = values[first];
+  for (unsigned i = first + 1; i <= last; ++i) r = T(op(r, values[i]));
+  block.sync();
+  return r;
 }
 
 }  // namespace tilekit::cub::detail
