@@ -1132,16 +1132,23 @@ struct run_prefix_check {
 
 // Logical warps that are not powers of two (12 and 7 lanes: they span hardware warps),
 // against the CPU (CUB 3.0 is wrong for those that span two): each thread's sum, the max over
-// the first 5 lanes, and the head-segmented sum.
+// the first 5 lanes, the head-segmented sum (WarpReduce); the inclusive sum, the exclusive
+// max seeded with -5000, and lane 3's input (WarpScan).
 template <int W>
 __global__ void odd_warp_sums(const int* in, const unsigned char* heads, int* out) {
   using WarpReduce = tilekit::cub::WarpReduce<int, W>;
+  using WarpScan = tilekit::cub::WarpScan<int, W>;
   __shared__ typename WarpReduce::TempStorage storage[96 / W];
+  __shared__ typename WarpScan::TempStorage scan_storage[96 / W];
   const int t = threadIdx.x, warp = t / W;
   const int x = in[t];
-  out[3 * t] = WarpReduce(storage[warp]).Sum(x);
-  out[3 * t + 1] = WarpReduce(storage[warp]).Reduce(x, cuda::maximum<>{}, 5);
-  out[3 * t + 2] = WarpReduce(storage[warp]).HeadSegmentedSum(x, heads[t]);
+  int* o = out + 6 * t;
+  o[0] = WarpReduce(storage[warp]).Sum(x);
+  o[1] = WarpReduce(storage[warp]).Reduce(x, cuda::maximum<>{}, 5);
+  o[2] = WarpReduce(storage[warp]).HeadSegmentedSum(x, heads[t]);
+  WarpScan(scan_storage[warp]).InclusiveSum(x, o[3]);
+  WarpScan(scan_storage[warp]).ExclusiveScan(x, o[4], -5000, cuda::maximum<>{});
+  o[5] = WarpScan(scan_storage[warp]).Broadcast(x, 3);
 }
 
 template <int W>
@@ -1153,7 +1160,7 @@ void check_odd_warp_sums(std::mt19937_64& g) {
     in[i] = int(g() % 2001) - 1000;
     heads[i] = g() % 4 == 0;
   }
-  tk_test::device_buffer<int> d_in(in), d_out(3 * n, tk_test::poison<int>());
+  tk_test::device_buffer<int> d_in(in), d_out(6 * n, tk_test::poison<int>());
   tk_test::device_buffer<unsigned char> d_heads(heads);
   odd_warp_sums<W><<<1, n>>>(d_in.data(), d_heads.data(), d_out.data());
   BOOST_REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
@@ -1168,13 +1175,19 @@ void check_odd_warp_sums(std::mt19937_64& g) {
     while (last + 1 < w0 + W && !heads[last + 1]) ++last;
     int segment = 0;
     for (int i = first; i <= last; ++i) segment += in[i];
-    BOOST_TEST(out[3 * t] == sum, "W=" << W << " sum at thread " << t);
-    BOOST_TEST(out[3 * t + 1] == max5, "W=" << W << " max of 5 lanes at thread " << t);
-    BOOST_TEST(out[3 * t + 2] == segment, "W=" << W << " head-segmented sum at thread " << t);
+    int inclusive = 0, exclusive_max = -5000;
+    for (int i = w0; i <= t; ++i) inclusive += in[i];
+    for (int i = w0; i < t; ++i) exclusive_max = std::max(exclusive_max, in[i]);
+    BOOST_TEST(out[6 * t] == sum, "W=" << W << " sum at thread " << t);
+    BOOST_TEST(out[6 * t + 1] == max5, "W=" << W << " max of 5 lanes at thread " << t);
+    BOOST_TEST(out[6 * t + 2] == segment, "W=" << W << " head-segmented sum at thread " << t);
+    BOOST_TEST(out[6 * t + 3] == inclusive, "W=" << W << " inclusive sum at thread " << t);
+    BOOST_TEST(out[6 * t + 4] == exclusive_max, "W=" << W << " seeded exclusive max at thread " << t);
+    BOOST_TEST(out[6 * t + 5] == in[w0 + 3], "W=" << W << " broadcast of lane 3 at thread " << t);
   }
 }
 
-BOOST_AUTO_TEST_CASE(warp_reduce_of_logical_warps_of_any_size) {
+BOOST_AUTO_TEST_CASE(warp_reduce_and_scan_of_logical_warps_of_any_size) {
   auto g = tk_test::rng_for(tk_test::next_salt());
   BOOST_TEST_CONTEXT("TILEKIT_TEST_SEED=" << base_seed()) {
     check_odd_warp_sums<12>(g);

@@ -395,9 +395,9 @@ void check_discontinuities(std::mt19937_64& g) {
 
 // WarpReduce's shared-memory path for sizes that are not powers of two: logical warp i is
 // thread ranks [i * W, (i + 1) * W), spanning two hardware warps where W does not divide
-// 32. Per thread: the full reduce, the reduce of the first (i % W) + 1 lanes, and the head-
-// and tail-segmented reduces.
-enum odd_case { o_full, o_valid, o_head, o_tail, odd_cases };
+// 32. Per thread: the full reduce, the reduce of the first (i % W) + 1 lanes, the head- and
+// tail-segmented reduces, the scans with the aggregate, and a broadcast (WarpScan's path).
+enum odd_case { o_full, o_valid, o_head, o_tail, o_inclusive, o_exclusive, o_aggregate, o_broadcast, odd_cases };
 
 template <unsigned Threads, unsigned W, class T, class Op>
 struct odd_warp_body {
@@ -420,6 +420,11 @@ struct odd_warp_body {
     o[o_valid] = fx::smem_warp_reduce<W>(block, x[t], op, int(warp % W) + 1, values);
     o[o_head] = fx::smem_warp_segmented_reduce<W, false>(block, x[t], flag[t] != 0, op, values, storage->flags);
     o[o_tail] = fx::smem_warp_segmented_reduce<W, true>(block, x[t], flag[t] != 0, op, values, storage->flags);
+    const fx::warp_scanned<T> scanned = fx::smem_warp_scan<W>(block, x[t], op, values);
+    o[o_inclusive] = scanned.inclusive;
+    o[o_exclusive] = scanned.exclusive;
+    o[o_aggregate] = scanned.aggregate;
+    o[o_broadcast] = fx::smem_warp_broadcast<W>(block, x[t], (warp * 5) % W, values);
   }
 };
 
@@ -464,6 +469,10 @@ void check_odd_warps() {
       log.expect(o[o_valid], fold(w0, w0 + warp % W), "reduce of valid lanes" + at);
       log.expect(o[o_head], fold(hf, hl), "head-segmented reduce" + at);
       log.expect(o[o_tail], fold(tf, tl), "tail-segmented reduce" + at);
+      log.expect(o[o_inclusive], fold(w0, t), "inclusive scan" + at);
+      log.expect(o[o_exclusive], t == w0 ? x[t] : fold(w0, t - 1), "exclusive scan (lane 0: its input)" + at);
+      log.expect(o[o_aggregate], fold(w0, w1), "scan aggregate" + at);
+      log.expect(o[o_broadcast], x[w0 + (warp * 5) % W], "broadcast" + at);
     }
     BOOST_TEST(log.count == 0u);
   }

@@ -184,4 +184,43 @@ TILEKIT_HD T smem_warp_segmented_reduce(const Block& block, const T& x, bool fla
   return r;
 }
 
+/// A lane's scans over its logical warp: inclusive, exclusive (lane 0: its own input, where
+/// CUB leaves it undefined) and the warp's aggregate, all in lane order.
+template <class T>
+struct warp_scanned {
+  T inclusive;
+  T exclusive;
+  T aggregate;
+  unsigned lane;
+};
+
+/// The scans of the calling lane's logical warp of W lanes (see smem_warp_reduce).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned W, class Block, class T, class Op>
+TILEKIT_HD warp_scanned<T> smem_warp_scan(const Block& block, const T& x, Op op, T* values) {
+  const unsigned lane = block.thread_rank() % W;
+  values[lane] = x;
+  block.sync();
+  T run = values[0], exclusive = x;
+  for (unsigned i = 1; i <= lane; ++i) {
+    exclusive = run;
+    run = T(op(run, values[i]));
+  }
+  T aggregate = run;
+  for (unsigned i = lane + 1; i < W; ++i) aggregate = T(op(aggregate, values[i]));
+  block.sync();
+  return {run, exclusive, aggregate, lane};
+}
+
+/// Lane src_lane's x in every lane of the calling logical warp of W lanes. @pre src_lane < W.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned W, class Block, class T>
+TILEKIT_HD T smem_warp_broadcast(const Block& block, const T& x, unsigned src_lane, T* values) {
+  values[block.thread_rank() % W] = x;
+  block.sync();
+  const T r = values[src_lane];
+  block.sync();
+  return r;
+}
+
 }  // namespace tilekit::cub::detail
