@@ -206,6 +206,35 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   }
 }
 
+// An exclusive scan whose init the kernel reads from memory (CUB's FutureValue): the value
+// stored there, not the one passed, seeds the scan.
+BOOST_AUTO_TEST_CASE(init_read_when_the_kernel_runs) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  auto g = rng_for(next_salt());
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(5000), std::int64_t(::backend::device_max_items() / 3)}) {
+    std::vector<long long> h(static_cast<std::size_t>(n));
+    for (auto& x : h) x = (long long)(g() % 1000);
+    const long long init = (long long)(g() % 100000) + 1;
+    sbuf<long long> in(h), out(std::size_t(n) + 1, poison<long long>()), init_at(std::vector<long long>{init});
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_scan<false>(launcher, nullptr, bytes, in.data(), n, out.data(), tilekit::plus{}, 0ll, true,
+                                              static_cast<const long long*>(init_at.data())) == launcher.success);
+    sbuf<unsigned char> temp(bytes, 0xCD);
+    // The init passed by value (-1) is not the one used: *init_from is.
+    const auto e = tilekit::device_scan<false>(launcher, temp.data(), bytes, in.data(), n, out.data(), tilekit::plus{}, -1ll,
+                                               true, static_cast<const long long*>(init_at.data()));
+    ::backend::sync();
+    BOOST_TEST_CONTEXT(::backend::name << " exclusive scan, init from memory, n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      auto got = out.to_host();
+      BOOST_TEST(is_poison(got[std::size_t(n)]));
+      got.pop_back();
+      BOOST_TEST(got == reference_scan(scan_kind::exclusive_init, h.data(), n, tilekit::plus{}, init));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -10,11 +10,14 @@
 // kernel the scan overlaps (as CUB's init kernel); num_items up to 2^63 - 1; a negative
 // num_items is cudaErrorInvalidValue. The ByKey scans (InclusiveSumByKey,
 // ExclusiveSumByKey, InclusiveScanByKey, ExclusiveScanByKey) run tilekit's by-key scan
-// (tilekit/device/reduce_by_key.cuh). Not covered yet: ExclusiveScan with a future value.
+// (tilekit/device/reduce_by_key.cuh). ExclusiveScan takes a FutureValue (an initial value
+// the kernel reads from device memory) over a pointer.
 #pragma once
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/device/reduce_by_key.cuh>
 #include <tilekit/device/scan.cuh>
+
+#include <type_traits>
 
 namespace tilekit::cub {
 
@@ -27,6 +30,26 @@ namespace tilekit::cub {
 /// block each); else the launch's. Differences from CUB: the tile states of fewer than 256 tiles are
 /// zeroed by a memset (faster there than an init kernel); num_items up to 2^63 - 1; a negative one is
 /// an error.
+/// cub::FutureValue: an initial value read from *iter when the scan's kernel runs, not when it is
+/// queued. (tilekit's scans take it over a pointer.)
+template <class T, class IterT = T*>
+struct FutureValue {
+  using value_type = T;         ///< the value's type
+  using iterator_type = IterT;  ///< where it is read from
+  /// The value *iter, read when the kernel runs.
+  explicit __host__ __device__ FutureValue(IterT iter) : iter_(iter) {}
+  /// Reads the value now.
+  __host__ __device__ operator T() const { return *iter_; }
+  /// Where the value is read from.
+  __host__ __device__ IterT iterator() const { return iter_; }
+
+ private:
+  IterT iter_;
+};
+/// FutureValue(ptr) deduces its value type from the pointer.
+template <class IterT>
+FutureValue(IterT) -> FutureValue<tilekit::detail::value_of<IterT>, IterT>;
+
 struct DeviceScan {
   /// d_out[i] = d_in[0] + ... + d_in[i]. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
@@ -138,6 +161,28 @@ struct DeviceScan {
     return tilekit::device::exclusive_scan_by_key(d_temp_storage, temp_storage_bytes, d_keys_in, d_values_in,
                                                   static_cast<std::int64_t>(num_items), d_values_out, scan_op, init_value,
                                                   equality_op, stream);
+  }
+
+  /// ExclusiveScan with an initial value the kernel reads from device memory when it runs.
+  template <class InputIteratorT, class OutputIteratorT, class ScanOpT, class InitValueT, class InitValueIterT,
+            class NumItemsT>
+  static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                                   OutputIteratorT d_out, ScanOpT scan_op, FutureValue<InitValueT, InitValueIterT> init_value,
+                                   NumItemsT num_items, cudaStream_t stream = 0) {
+    static_assert(std::is_pointer<InitValueIterT>::value,
+                  "tilekit::cub::DeviceScan::ExclusiveScan: a FutureValue over a pointer (tilekit reads it in the kernel)");
+    using T = std::remove_cv_t<std::remove_pointer_t<InitValueIterT>>;
+    return tilekit::device::exclusive_scan_future(d_temp_storage, temp_storage_bytes, d_in,
+                                                  static_cast<std::int64_t>(num_items), d_out, scan_op,
+                                                  static_cast<const T*>(init_value.iterator()), stream);
+  }
+
+  /// ExclusiveScan in place with a future initial value.
+  template <class IteratorT, class ScanOpT, class InitValueT, class InitValueIterT, class NumItemsT>
+  static cudaError_t ExclusiveScan(void* d_temp_storage, std::size_t& temp_storage_bytes, IteratorT d_data, ScanOpT scan_op,
+                                   FutureValue<InitValueT, InitValueIterT> init_value, NumItemsT num_items,
+                                   cudaStream_t stream = 0) {
+    return ExclusiveScan(d_temp_storage, temp_storage_bytes, d_data, d_data, scan_op, init_value, num_items, stream);
   }
 
   /// d_out[i] = init_value op d_in[0] op ... op d_in[i]; scan_op need only be associative.

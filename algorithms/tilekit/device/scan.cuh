@@ -5,6 +5,7 @@
 //   inclusive_scan(temp, temp_bytes, in, n, out, op[, stream])        out[i] = in[0] op .. op in[i]
 //   inclusive_scan_init(temp, temp_bytes, in, n, out, op, init[, stream])  init op in[0] .. in[i]
 //   exclusive_scan(temp, temp_bytes, in, n, out, op, init[, stream])  init op in[0] .. in[i-1]
+//   exclusive_scan_future(temp, temp_bytes, in, n, out, op, init_from[, stream])  init read from device memory
 //   inclusive_sum / exclusive_sum(temp, temp_bytes, in, n, out[, stream])
 //   ... and each without (temp, temp_bytes): storage allocated in the stream.
 // CUB's two-phase protocol: temp == nullptr sets temp_bytes and returns. n is a
@@ -65,6 +66,7 @@ struct scan_kernel {
   bool vector_in;   // in is 16-byte aligned: whole chunks load vectors
   bool vector_out;  // out is a T*, 16-byte aligned: whole chunks store vectors
   chunk_states<T> states;
+  const T* init_from;  // non-null: init is read from here when the kernel runs (a future value)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -107,7 +109,8 @@ struct scan_kernel {
   template <class Block, class Warp, class Scan>
   TILEKIT_HD void scan_store(const Block& block, const Warp& warp, Scan& scan, count_t chunk, T (&items)[K], T* slots,
                              bool patient) const {
-    look_back<Block, T, Op> prefix{block, states, chunk, op, init, has_init, patient};
+    const T seed = init_from != nullptr ? T(*init_from) : init;
+    look_back<Block, T, Op> prefix{block, states, chunk, op, seed, has_init, patient};
     if (chunk == 0 && !has_init) {
       const T aggregate = tilekit::inclusive_scan(block, items, items, op, scan);
       if (block.thread_rank() == 0) states.template publish<typename Block::backend>(0, 2, aggregate);
@@ -132,13 +135,15 @@ struct scan_kernel {
 /// invalid_value for n < 0 or an exclusive scan without init as the call does. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null input or output
 /// with n > 0, an exclusive scan without init, temp_bytes too small, or more
-/// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items).
+/// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items). init_from (optional): where
+/// the kernel reads init when it runs (CUB's future value; has_init must be true).
 template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
 typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
-                                          detail::count_t n, Out out, Op op, T init, bool has_init) {
+                                          detail::count_t n, Out out, Op op, T init, bool has_init,
+                                          const T* init_from = nullptr) {
   if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out>)  // thrust::device_ptr: read and write it as its pointer
     return device_scan<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), op, init,
-                                  has_init);
+                                  has_init, init_from);
   using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op>;
   using shape = typename body_t::shape;
   const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
@@ -157,7 +162,7 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   if constexpr (detail::stdx::is_same<Out, T*>::value) vector_out = reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
                                 unsigned(chunks), body_t::Threads,
-                                body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states},
+                                body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from},
                                 sizeof(typename body_t::shared_t));
 }
 
@@ -184,6 +189,15 @@ template <class In, class Out, class Op, class T>
 cudaError_t exclusive_scan(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, Op op, T init,
                            cudaStream_t stream = 0) {
   return device_scan<false>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, op, init, true);
+}
+
+/// exclusive_scan with the init read from *init_from when the kernel runs (after the work
+/// queued before it in the stream), as CUB's FutureValue.
+template <class In, class Out, class Op, class T>
+cudaError_t exclusive_scan_future(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, Out out, Op op,
+                                  const T* init_from, cudaStream_t stream = 0) {
+  if (init_from == nullptr && temp != nullptr && n > 0) return cudaErrorInvalidValue;
+  return device_scan<false>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, op, T{}, true, init_from);
 }
 
 template <class In, class Out>
