@@ -21,15 +21,6 @@
 
 namespace tilekit::cub {
 
-/// cub::DeviceScan: device-wide prefix scans with CUB's signatures (CCCL 3.0), in one pass
-/// (decoupled look-back); d_in == d_out is allowed.
-/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
-/// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
-/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in or d_out
-/// pointer with num_items > 0, a too small temp_storage_bytes, or more than 2^31 - 1 chunks (one
-/// block each); else the launch's. Differences from CUB: the tile states of fewer than 256 tiles are
-/// zeroed by a memset (faster there than an init kernel); num_items up to 2^63 - 1; a negative one is
-/// an error.
 /// cub::FutureValue: an initial value read from *iter when the scan's kernel runs, not when it is
 /// queued. (tilekit's scans take it over a pointer.)
 template <class T, class IterT = T*>
@@ -50,6 +41,15 @@ struct FutureValue {
 template <class IterT>
 FutureValue(IterT) -> FutureValue<tilekit::detail::value_of<IterT>, IterT>;
 
+/// cub::DeviceScan: device-wide prefix scans with CUB's signatures (CCCL 3.0), in one pass
+/// (decoupled look-back); d_in == d_out is allowed.
+/// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (for
+/// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
+/// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in or d_out
+/// pointer with num_items > 0, a too small temp_storage_bytes, or more than 2^31 - 1 chunks (one
+/// block each); else the launch's. Differences from CUB: the tile states of fewer than 256 tiles are
+/// zeroed by a memset (faster there than an init kernel); num_items up to 2^63 - 1; a negative one is
+/// an error.
 struct DeviceScan {
   /// d_out[i] = d_in[0] + ... + d_in[i]. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>
