@@ -342,6 +342,66 @@ BOOST_AUTO_TEST_CASE(unique_by_key) {
   BOOST_TEST(is_poison(ko.to_host()[0]));
 }
 
+/// The three-way partition's parts: small (< 300), then medium (< 700), the rest large.
+struct below_300 {
+  TILEKIT_HD bool operator()(int x) const { return x < 300; }
+};
+struct below_700 {
+  TILEKIT_HD bool operator()(int x) const { return x < 700; }
+};
+
+BOOST_AUTO_TEST_CASE(three_way_partition) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher();
+  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), tile + 1, 7 * tile - 3, max_n}) {
+    for (int spread : {1000, 300, 200}) {  // every part; only small and medium; only small
+      std::vector<int> h(static_cast<std::size_t>(n));
+      for (auto& x : h) x = int(g() % unsigned(spread));
+      std::vector<int> small, medium, large;
+      for (int x : h) (x < 300 ? small : x < 700 ? medium : large).push_back(x);
+      selbuf<int> in(h.empty() ? std::vector<int>(1) : h), a(std::size_t(n) + 1, poison<int>()), b(std::size_t(n) + 1, poison<int>()),
+          c(std::size_t(n) + 1, poison<int>());
+      selbuf<std::int64_t> num(3, poison<std::int64_t>());
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(tilekit::device_partition_three_way(launcher, nullptr, bytes, in.data(), n, a.data(), b.data(), c.data(),
+                                                        num.data(), below_300{}, below_700{}) == launcher.success);
+      selbuf<unsigned char> temp(bytes, 0xCD);
+      const auto e = tilekit::device_partition_three_way(launcher, temp.data(), bytes, in.data(), n, a.data(), b.data(),
+                                                         c.data(), num.data(), below_300{}, below_700{});
+      ::backend::sync();
+      const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
+      const auto counts = num.to_host();
+      BOOST_TEST_CONTEXT(::backend::name << " three-way partition n=" << n << " values below " << spread
+                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        BOOST_TEST(counts[0] == std::int64_t(small.size()));
+        BOOST_TEST(counts[1] == std::int64_t(medium.size()));
+        BOOST_TEST(is_poison(counts[2]));  // only two counts are written
+        BOOST_TEST(std::vector<int>(ha.begin(), ha.begin() + std::ptrdiff_t(small.size())) == small);
+        BOOST_TEST(std::vector<int>(hb.begin(), hb.begin() + std::ptrdiff_t(medium.size())) == medium);
+        BOOST_TEST(std::vector<int>(hc.begin(), hc.begin() + std::ptrdiff_t(large.size())) == large);
+        BOOST_TEST((is_poison(ha[small.size()]) && is_poison(hb[medium.size()]) && is_poison(hc[large.size()])));
+      }
+    }
+  }
+  // A null output with n > 0: invalid_value, nothing written.
+  selbuf<int> in(std::vector<int>{1, 500, 900}), a(3, poison<int>());
+  selbuf<std::int64_t> num(2, poison<std::int64_t>());
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_partition_three_way(launcher, nullptr, bytes, in.data(), 3, a.data(), a.data(), a.data(),
+                                                    num.data(), below_300{}, below_700{}) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  BOOST_TEST(tilekit::device_partition_three_way(launcher, temp.data(), bytes, in.data(), 3, a.data(), static_cast<int*>(nullptr),
+                                                 a.data(), num.data(), below_300{}, below_700{}) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_partition_three_way(launcher, temp.data(), bytes, in.data(), -1, a.data(), a.data(), a.data(),
+                                                 num.data(), below_300{}, below_700{}) == ::backend::invalid_value);
+  ::backend::sync();
+  BOOST_TEST((is_poison(num.to_host()[0]) && is_poison(a.to_host()[0])));
+}
+
 BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -79,6 +79,44 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
       }
 }
 
+// The three-way DevicePartition::If against CUB on the same data.
+struct small_part {
+  __host__ __device__ bool operator()(int x) const { return x < 300; }
+};
+struct medium_part {
+  __host__ __device__ bool operator()(int x) const { return x < 700; }
+};
+BOOST_AUTO_TEST_CASE(three_way_partition_matches_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const std::size_t max_n = std::size_t(1) << 24;
+  std::vector<int> h(max_n);
+  for (auto& x : h) x = int(g() % 1000);
+  tk_test::device_buffer<int> in(h);
+  for (int n : {0, 1, 1023, 1025, 100003, int(max_n)}) {
+    tk_test::device_buffer<int> a1(std::size_t(n) + 1, tk_test::poison<int>()), a2(std::size_t(n) + 1, tk_test::poison<int>()),
+        a3(std::size_t(n) + 1, tk_test::poison<int>()), b1(std::size_t(n) + 1, tk_test::poison<int>()),
+        b2(std::size_t(n) + 1, tk_test::poison<int>()), b3(std::size_t(n) + 1, tk_test::poison<int>());
+    tk_test::device_buffer<int> na(2, tk_test::poison<int>()), nb(2, tk_test::poison<int>());
+    BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+                 return tilekit::cub::DevicePartition::If(t, s, in.data(), a1.data(), a2.data(), a3.data(), na.data(), n,
+                                                          small_part{}, medium_part{});
+               }) == cudaSuccess);
+    BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
+                 return cub::DevicePartition::If(t, s, in.data(), b1.data(), b2.data(), b3.data(), nb.data(), n, small_part{},
+                                                 medium_part{});
+               }) == cudaSuccess);
+    const auto hna = na.to_host(), hnb = nb.to_host();
+    BOOST_TEST(hna == hnb, "n=" << n << ": counts differ from CUB");
+    const std::size_t rest = std::size_t(n) - std::size_t(hnb[0]) - std::size_t(hnb[1]);
+    std::size_t bad = 0;
+    const auto ha1 = a1.to_host(), hb1 = b1.to_host(), ha2 = a2.to_host(), hb2 = b2.to_host(), ha3 = a3.to_host(), hb3 = b3.to_host();
+    for (std::size_t i = 0; i < std::size_t(hnb[0]); ++i) bad += ha1[i] != hb1[i];
+    for (std::size_t i = 0; i < std::size_t(hnb[1]); ++i) bad += ha2[i] != hb2[i];
+    for (std::size_t i = 0; i < rest; ++i) bad += ha3[i] != hb3[i];
+    BOOST_TEST(bad == 0u, "n=" << n << ": " << bad << " items differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  }
+}
+
 // UniqueByKey (with == and with a custom equality) against CUB on the same keys and values.
 struct same_tens {
   __host__ __device__ bool operator()(int a, int b) const { return a / 10 == b / 10; }

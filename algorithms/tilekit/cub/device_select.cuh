@@ -6,8 +6,8 @@
 // input and output), Unique, UniqueByKey; DevicePartition::If (two-way: rejected items at the back in
 // reverse order, as CUB) and Flagged; with CUB's signatures (CCCL 3.0: num_items is an
 // int64_t, which keeps the in-place overloads apart) and two-phase protocol. Differences:
-// num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue. Not covered
-// yet: the three-way DevicePartition::If.
+// num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue. The three-way
+// DevicePartition::If reads its input three times (one select per part): not tuned yet.
 #pragma once
 #include <tilekit/device/select.cuh>
 
@@ -116,9 +116,9 @@ struct DeviceSelect {
   }
 };
 
-/// cub::DevicePartition (two-way If and Flagged): as DeviceSelect, its protocol and errors, but
-/// the rejected items follow the selected ones in d_out, in reverse order (as CUB); d_out must
-/// not overlap d_in.
+/// cub::DevicePartition (two-way If and Flagged, three-way If): as DeviceSelect, its protocol and
+/// errors; two-way: the rejected items follow the selected ones in d_out, in reverse order (as CUB).
+/// The outputs must not overlap d_in.
 struct DevicePartition {
   /// d_out[0 .. count) = the items x with select_op(x) true, in order; d_out[count .. num_items) = the
   /// others, in reverse order; *d_num_selected_out = count.
@@ -138,6 +138,25 @@ struct DevicePartition {
                              std::int64_t num_items, cudaStream_t stream = 0) {
     return tilekit::device::partition_flagged(d_temp_storage, temp_storage_bytes, d_in, d_flags, num_items, d_out,
                                               d_num_selected_out, stream);
+  }
+
+  /// Three-way: the items x with select_first_part_op(x) to d_first_part_out, those with
+  /// !select_first_part_op(x) && select_second_part_op(x) to d_second_part_out, the others to
+  /// d_unselected_out, each in input order (as CUB 3.0's kernel writes them); d_num_selected_out[0] and
+  /// [1] the first two counts. Three passes over d_in (one per part). d_temp_storage == nullptr: only
+  /// sets temp_storage_bytes.
+  template <class InputIteratorT, class FirstOutputIteratorT, class SecondOutputIteratorT,
+            class UnselectedOutputIteratorT, class NumSelectedIteratorT, class SelectFirstPartOp,
+            class SelectSecondPartOp, class NumItemsT>
+  static cudaError_t If(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
+                        FirstOutputIteratorT d_first_part_out, SecondOutputIteratorT d_second_part_out,
+                        UnselectedOutputIteratorT d_unselected_out, NumSelectedIteratorT d_num_selected_out,
+                        NumItemsT num_items, SelectFirstPartOp select_first_part_op,
+                        SelectSecondPartOp select_second_part_op, cudaStream_t stream = 0) {
+    return tilekit::device::partition_three_way(d_temp_storage, temp_storage_bytes, d_in,
+                                                static_cast<std::int64_t>(num_items), d_first_part_out,
+                                                d_second_part_out, d_unselected_out, d_num_selected_out,
+                                                select_first_part_op, select_second_part_op, stream);
   }
 };
 

@@ -9,6 +9,9 @@
 //   partition(temp, temp_bytes, in, n, out, num_out, pred[, stream])     pred(x) items first, in
 //       order, then the others in reverse order (as cub::DevicePartition::If)
 //   partition_flagged(temp, temp_bytes, in, flags, n, out, num_out[, stream])  likewise, by flags[i]
+//   partition_three_way(temp, temp_bytes, in, n, first_out, second_out, rest_out, num_out, first, second[, stream])
+//       first(x) items, then !first(x) && second(x) items, then the rest, each in order to its own
+//       output; num_out[0], num_out[1] the first two counts (as cub::DevicePartition::If, three-way)
 //   unique_by_key(temp, temp_bytes, keys_in, values_in, n, keys_out, values_out, num_out[, eq][, stream])
 //       the first key of every run of equal keys and its value (as cub::DeviceSelect::UniqueByKey)
 //   ... and select_if, unique, partition without (temp, temp_bytes): storage allocated in the stream.
@@ -296,6 +299,63 @@ struct keys_equal {
 
 }  // namespace detail
 
+namespace detail {
+// The three-way partition's second and third parts, as keep_if predicates.
+template <class First, class Second>
+struct second_part {
+  First first;
+  Second second;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD bool operator()(const T& x) const { return !bool(first(x)) && bool(second(x)); }
+};
+template <class First, class Second>
+struct neither_part {
+  First first;
+  Second second;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD bool operator()(const T& x) const { return !bool(first(x)) && !bool(second(x)); }
+};
+}  // namespace detail
+
+/// The three-way partition, for any launcher: first_out gets the items x with first(x), second_out
+/// those with !first(x) && second(x), rest_out the others, each in input order; num_out[0] and
+/// num_out[1] the first two counts. Three selects over the input (one pass each); the rest's count
+/// goes to the temporary storage. Returns launcher.invalid_value, writing nothing, for n < 0, a
+/// null num_out, a null input or output with n > 0, a too small temp_bytes; temp == nullptr only
+/// sets temp_bytes. The outputs must not overlap the input or each other.
+template <class Launcher, class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>
+typename Launcher::error_type device_partition_three_way(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
+                                                         In in, detail::count_t n, FirstOut first_out,
+                                                         SecondOut second_out, RestOut rest_out, NumOut num_out,
+                                                         First first, Second second) {
+  std::size_t select_bytes = 0;
+  if (device_select<false>(launcher, nullptr, select_bytes, in, n, first_out, num_out, keep_if<First>{first}) !=
+      launcher.success)
+    return launcher.invalid_value;
+  detail::temp_carver carve(temp);
+  unsigned char* select_temp = carve.take<unsigned char>(select_bytes);
+  detail::count_t* rest_count = carve.take<detail::count_t>(1);
+  if (temp == nullptr) {
+    temp_bytes = carve.bytes();
+    return launcher.success;
+  }
+  if (temp_bytes < carve.bytes() || detail::is_null(num_out) ||
+      (n > 0 && (detail::is_null(in) || detail::is_null(first_out) || detail::is_null(second_out) || detail::is_null(rest_out))))
+    return launcher.invalid_value;
+  std::size_t b = select_bytes;
+  if (auto e = device_select<false>(launcher, select_temp, b, in, n, first_out, num_out, keep_if<First>{first});
+      e != launcher.success)
+    return e;
+  if (auto e = device_select<false>(launcher, select_temp, b, in, n, second_out, num_out + 1,
+                                    keep_if<detail::second_part<First, Second>>{{first, second}});
+      e != launcher.success)
+    return e;
+  return device_select<false>(launcher, select_temp, b, in, n, rest_out, rest_count,
+                              keep_if<detail::neither_part<First, Second>>{{first, second}});
+}
+
 /// Unique by key, for any launcher: keys_out / values_out get the first key of every run
 /// of keys equal under eq and its value, in order, and *num_out their count (one pass:
 /// device_select over the (key, value) pairs). Returns launcher.invalid_value, writing
@@ -362,6 +422,14 @@ cudaError_t partition_flagged(void* temp, std::size_t& temp_bytes, In in, Flags 
                               NumOut num_out, cudaStream_t stream = 0) {
   return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
                              tilekit::keep_flagged<Flags>{flags});
+}
+
+template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>
+cudaError_t partition_three_way(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, FirstOut first_out,
+                                SecondOut second_out, RestOut rest_out, NumOut num_out, First first, Second second,
+                                cudaStream_t stream = 0) {
+  return device_partition_three_way(gpu_launcher{stream}, temp, temp_bytes, in, n, first_out, second_out, rest_out,
+                                    num_out, first, second);
 }
 
 template <class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Eq = equal_to>
