@@ -93,6 +93,58 @@ BOOST_AUTO_TEST_CASE(segment_layouts_types_and_operators) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(arg_min_and_arg_max) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher();
+  const std::int64_t n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 18));
+  for (std::int64_t segments : {std::int64_t(1), std::int64_t(300), std::int64_t(3000)}) {
+    std::vector<int> data(std::size_t(n) + 1);
+    for (auto& x : data) x = int(g() % 50);  // many ties: the first extremum must win
+    std::vector<long long> begins, ends;
+    make_segments(n, segments, true, g, begins, ends);
+    segbuf<int> d_in(data), values(std::size_t(segments) + 1, poison<int>());
+    segbuf<long long> d_b(begins), d_e(ends), index(std::size_t(segments) + 1, poison<long long>());
+    for (bool max : {false, true}) {
+      auto call = [&](void* temp, std::size_t& bytes) {
+        return max ? tilekit::device_segmented_arg<true>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
+                                                         values.data(), index.data())
+                   : tilekit::device_segmented_arg<false>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
+                                                          values.data(), index.data());
+      };
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(call(nullptr, bytes) == launcher.success);
+      segbuf<unsigned char> temp(bytes, 0xCD);
+      const auto e = call(temp.data(), bytes);
+      ::backend::sync();
+      const auto got_v = values.to_host();
+      const auto got_i = index.to_host();
+      BOOST_TEST_CONTEXT(::backend::name << " segmented arg " << (max ? "max" : "min") << ", " << segments
+                                         << " segments, TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        mismatch_log log;
+        for (std::int64_t s = 0; s < segments; ++s) {
+          const long long b = begins[std::size_t(s)], en = ends[std::size_t(s)];
+          int want_v = max ? std::numeric_limits<int>::lowest() : std::numeric_limits<int>::max();
+          long long want_i = 1;
+          for (long long i = b; i < en; ++i) {
+            const int x = data[std::size_t(i)];
+            if (i == b || (max ? x > want_v : x < want_v)) {
+              want_v = x;
+              want_i = i - b;
+            }
+          }
+          log.expect(got_v[std::size_t(s)], want_v, "value of segment " + std::to_string(s));
+          log.expect(got_i[std::size_t(s)], want_i, "offset of segment " + std::to_string(s));
+        }
+        log.expect_true(is_poison(got_v[std::size_t(segments)]) && is_poison(got_i[std::size_t(segments)]),
+                        "wrote past the last segment");
+        BOOST_TEST(log.count == 0u);
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(one_segment_longer_than_a_block_pass) {
   using namespace tk_test;
   // Segments of exactly 1, the block size - 1, + 1 and many times it, one after another.

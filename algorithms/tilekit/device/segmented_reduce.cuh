@@ -7,6 +7,9 @@
 //   segmented_sum / segmented_min / segmented_max(temp, temp_bytes, in, segments, begins, ends, out[, stream])
 //       init: T{} / the largest T / the lowest T (T: out's value type for the sum, in's for
 //       min and max), as cub::DeviceSegmentedReduce::Sum / Min / Max
+//   segmented_arg_min / segmented_arg_max(temp, temp_bytes, in, segments, begins, ends, value_out, index_out[, stream])
+//       each segment's first smallest (largest) item and its offset in the segment; an empty
+//       segment gives the type's max (lowest) and offset 1, as CUB's ArgMin / ArgMax
 // CUB's two-phase protocol (temp == nullptr sets temp_bytes; nothing else is needed
 // there). segments is a 64-bit count; begins and ends are iterators of integral offsets
 // (segments may overlap, leave gaps, or be empty); op must be associative and commutative.
@@ -18,6 +21,7 @@
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/reduce.cuh>
+#include <tilekit/device/reduce.cuh>
 
 #include <limits>
 
@@ -62,7 +66,49 @@ struct segmented_reduce_kernel {
   }
 };
 
+// The segmented arg reductions' output: segment s's arg_item as a value and an offset in the
+// segment (an empty segment, the identity: the type's max or lowest, offset 1).
+template <bool Max, class T, class Begins, class ValueOut, class IndexOut>
+struct segmented_arg_output {
+  Begins begins;
+  ValueOut value_out;
+  IndexOut index_out;
+  struct proxy {
+    const segmented_arg_output* o;
+    count_t s;
+    TILEKIT_EXEC_CHECK_DISABLE
+    TILEKIT_HD void operator=(const arg_item<T>& a) const {
+      using limits = stdx::numeric_limits<T>;
+      const bool empty = a.index == arg_item<T>::no_index;
+      o->value_out[s] = empty ? (Max ? limits::lowest() : limits::max()) : a.value;
+      o->index_out[s] = empty ? count_t(1) : a.index - count_t(o->begins[s]);
+    }
+  };
+  TILEKIT_HD proxy operator[](count_t s) const { return {this, s}; }
+};
+
 }  // namespace detail
+
+/// The segmented arg reductions, for any launcher: value_out[s] and index_out[s] get segment s's
+/// first smallest item (Max: largest) and its offset from begins[s]; an empty segment gives the
+/// type's max (Max: lowest) and 1, as CUB. Errors as device_segmented_reduce, and null value_out or
+/// index_out with segments > 0.
+template <bool Max, class Launcher, class In, class Begins, class Ends, class ValueOut, class IndexOut>
+typename Launcher::error_type device_segmented_arg(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                   detail::count_t segments, Begins begins, Ends ends, ValueOut value_out,
+                                                   IndexOut index_out) {
+  using T = detail::value_of<In>;
+  if (temp != nullptr && segments > 0 && (detail::is_null(value_out) || detail::is_null(index_out)))
+    return launcher.invalid_value;
+  auto items = detail::unwrap(in);
+  auto b = detail::unwrap(begins);
+  auto vo = detail::unwrap(value_out);
+  auto io = detail::unwrap(index_out);
+  using out_t = detail::segmented_arg_output<Max, T, decltype(b), decltype(vo), decltype(io)>;
+  return device_segmented_reduce(launcher, temp, temp_bytes, detail::indexed_input<decltype(items)>{items}, segments, b,
+                                 detail::unwrap(ends), out_t{b, vo, io}, detail::arg_extremum<Max>{},
+                                 detail::arg_identity<Max, T>());
+}
 
 /// The segmented reduce's dispatch, for any launcher (tilekit::gpu_launcher,
 /// tilekit::sim::launcher): out[s] = init op (op over in[begins[s] .. ends[s])), init for
@@ -125,6 +171,20 @@ cudaError_t segmented_max(void* temp, std::size_t& temp_bytes, In in, std::int64
   using T = tilekit::detail::value_of<In>;
   return device_segmented_reduce(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, out, maximum{},
                                  std::numeric_limits<T>::lowest());
+}
+
+template <class In, class Begins, class Ends, class ValueOut, class IndexOut>
+cudaError_t segmented_arg_min(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                              ValueOut value_out, IndexOut index_out, cudaStream_t stream = 0) {
+  return device_segmented_arg<false>(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, value_out,
+                                     index_out);
+}
+
+template <class In, class Begins, class Ends, class ValueOut, class IndexOut>
+cudaError_t segmented_arg_max(void* temp, std::size_t& temp_bytes, In in, std::int64_t segments, Begins begins, Ends ends,
+                              ValueOut value_out, IndexOut index_out, cudaStream_t stream = 0) {
+  return device_segmented_arg<true>(gpu_launcher{stream}, temp, temp_bytes, in, segments, begins, ends, value_out,
+                                    index_out);
 }
 
 }  // namespace tilekit::device
