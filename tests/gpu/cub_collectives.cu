@@ -16,8 +16,10 @@
 //   BlockHistogram<uchar, same shapes, 256 bins>: Histogram, InitHistogram + Composite
 //       twice, Composite into global counters, under BLOCK_HISTO_SORT and _ATOMIC;
 //       uniform, one-bin and skewed samples
-// and a program written for CUB (cub_collectives_program.cuh) compiled once against
-// ::cub and once against tilekit::cub, run on the same data, outputs compared.
+// and two programs written for CUB (cub_collectives_program.cuh: collectives in kernels;
+// cub_device_program.cuh: BlockLoad / BlockScan / BlockStore, UniqueByKey, ReduceByKey,
+// DeviceSegmentedReduce::Sum, an in-place InclusiveSum, MultiHistogramEven) compiled once
+// against ::cub and once against tilekit::cub, run on the same data, outputs compared.
 //
 // Data are exact in both types (ints in [-1000, 1000], floats in quarter steps in
 // [-100, 100]: every partial sum is representable), so results agree exactly whatever
@@ -41,10 +43,17 @@
 #include <cub/block/block_store.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda/std/array>
 #include <cuda/functional>
 #include <cuda/std/functional>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <string>
 #include <tuple>
@@ -55,10 +64,12 @@
 namespace with_cub {
 namespace cub = ::cub;
 #include "cub_collectives_program.cuh"
+#include "cub_device_program.cuh"
 }  // namespace with_cub
 namespace with_tilekit {
 namespace cub = ::tilekit::cub;
 #include "cub_collectives_program.cuh"
+#include "cub_device_program.cuh"
 }  // namespace with_tilekit
 
 namespace {
@@ -1357,4 +1368,63 @@ BOOST_AUTO_TEST_CASE(a_program_written_for_cub_compiles_and_agrees_with_the_faca
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_device_program_written_for_cub_writes_the_same_bytes) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  const int n = 1000003, segments = 2001, pixel_count = 300007;
+  std::vector<int> keys(n), in(n);
+  std::vector<long long> values(n), offsets(segments + 1);
+  for (int i = 0; i < n; ++i) {
+    keys[i] = i > 0 && g() % 4 != 0 ? keys[i - 1] : int(g() % 100);
+    values[i] = (long long)(g() % 100000);
+    in[i] = int(g() % 2001) - 1000;
+  }
+  for (int s = 0; s <= segments; ++s) offsets[s] = (long long)(s) * n / segments;
+  std::vector<unsigned char> pixels(std::size_t(pixel_count) * 4);
+  for (auto& x : pixels) x = static_cast<unsigned char>(g() % 5 == 0 ? 9 : g());
+  tk_test::device_buffer<int> d_keys(keys), d_in(in);
+  tk_test::device_buffer<long long> d_values(values), d_offsets(offsets);
+  tk_test::device_buffer<unsigned char> d_pixels(pixels);
+  struct side {
+    tk_test::device_buffer<int> data, tiles, unique_keys, num_unique, run_keys, run_sums, num_runs, segment_sums;
+    tk_test::device_buffer<long long> unique_values;
+    tk_test::device_buffer<unsigned> histograms;
+    side(const std::vector<int>& in, int n, int segments)
+        : data(in), tiles(std::size_t(n), -1), unique_keys(std::size_t(n), -1), num_unique(1, -1), run_keys(std::size_t(n), -1),
+          run_sums(std::size_t(n), -1), num_runs(1, -1), segment_sums(std::size_t(segments), -1),
+          unique_values(std::size_t(n), -1ll), histograms(3 * 256, 0xFFFFFFFFu) {}
+  };
+  side a(in, n, segments), b(in, n, segments);
+  auto io = [&](side& s) {
+    return with_cub::device_program_io{d_keys.data(), d_values.data(), d_in.data(), s.data.data(), d_pixels.data(),
+                                       d_offsets.data(), n, segments, pixel_count, s.tiles.data(), s.unique_keys.data(),
+                                       s.unique_values.data(), s.num_unique.data(), s.run_keys.data(), s.run_sums.data(),
+                                       s.num_runs.data(), s.segment_sums.data(), s.histograms.data()};
+  };
+  const auto ia = io(a);
+  const auto ib = io(b);
+  BOOST_TEST(with_cub::run_device_program(ia) == cudaSuccess);
+  const with_tilekit::device_program_io tb{ib.keys, ib.values, ib.in, ib.data, ib.pixels, ib.offsets, ib.n, ib.segments,
+                                           ib.pixel_count, ib.tiles, ib.unique_keys, ib.unique_values, ib.num_unique,
+                                           ib.run_keys, ib.run_sums, ib.num_runs, ib.segment_sums, ib.histograms};
+  BOOST_TEST(with_tilekit::run_device_program(tb) == cudaSuccess);
+  auto same = [](const char* what, const auto& x, const auto& y) {
+    const auto hx = x.to_host(), hy = y.to_host();
+    BOOST_TEST(hx.size() == hy.size());
+    const bool equal = hx.size() == hy.size() && std::memcmp(hx.data(), hy.data(), hx.size() * sizeof(hx[0])) == 0;
+    BOOST_TEST(equal, what << ": the bytes written through ::cub and tilekit::cub differ, TILEKIT_TEST_SEED=" << base_seed());
+  };
+  // Everything both write, whole buffers (what neither writes keeps the same fill on both sides).
+  same("BlockLoad / BlockScan / BlockStore", a.tiles, b.tiles);
+  same("UniqueByKey keys", a.unique_keys, b.unique_keys);
+  same("UniqueByKey values", a.unique_values, b.unique_values);
+  same("UniqueByKey count", a.num_unique, b.num_unique);
+  same("ReduceByKey keys", a.run_keys, b.run_keys);
+  same("ReduceByKey sums", a.run_sums, b.run_sums);
+  same("ReduceByKey count", a.num_runs, b.num_runs);
+  same("DeviceSegmentedReduce::Sum", a.segment_sums, b.segment_sums);
+  same("in-place InclusiveSum", a.data, b.data);
+  same("MultiHistogramEven", a.histograms, b.histograms);
+  BOOST_TEST(b.num_runs.to_host()[0] > 1000);  // the data has runs: the checks above are not vacuous
 }
