@@ -123,12 +123,10 @@ struct DeviceHistogram {
                                         const LevelT lower_level[NUM_ACTIVE_CHANNELS],
                                         const LevelT upper_level[NUM_ACTIVE_CHANNELS], OffsetT num_row_pixels,
                                         OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
-    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
-        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
-        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
-          return tilekit::device::histogram_even(t, b, samples, n, d_histogram[c], num_levels[c], lower_level[c],
-                                                 upper_level[c], stream);
-        });
+    return MultiHistogramEven<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, to_array<NUM_ACTIVE_CHANNELS>(d_histogram),
+        to_array<NUM_ACTIVE_CHANNELS>(num_levels), to_array<NUM_ACTIVE_CHANNELS>(lower_level),
+        to_array<NUM_ACTIVE_CHANNELS>(upper_level), num_row_pixels, num_rows, row_stride_bytes, stream);
   }
 
   /// Per active channel c, HistogramRange of that channel into d_histogram[c] with d_levels[c].
@@ -175,14 +173,21 @@ struct DeviceHistogram {
                                          CounterT* d_histogram[NUM_ACTIVE_CHANNELS], const int num_levels[NUM_ACTIVE_CHANNELS],
                                          const LevelT* const d_levels[NUM_ACTIVE_CHANNELS], OffsetT num_row_pixels,
                                          OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
-    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
-        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
-        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
-          return tilekit::device::histogram_range(t, b, samples, n, d_histogram[c], num_levels[c], d_levels[c], stream);
-        });
+    return MultiHistogramRange<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+        d_temp_storage, temp_storage_bytes, d_samples, to_array<NUM_ACTIVE_CHANNELS>(d_histogram),
+        to_array<NUM_ACTIVE_CHANNELS>(num_levels), to_array<NUM_ACTIVE_CHANNELS>(d_levels), num_row_pixels, num_rows,
+        row_stride_bytes, stream);
   }
 
  private:
+  // The C-array overloads' arguments as the cuda::std::array ones.
+  template <int N, class X>
+  static ::cuda::std::array<X, N> to_array(const X* x) {
+    ::cuda::std::array<X, N> a{};
+    for (int i = 0; i < N; ++i) a[i] = x[i];
+    return a;
+  }
+
   // The multi-channel and 2D forms: channel c of the image as tilekit::pixel_samples, through
   // per_channel(temp, bytes, samples, n, c) (a histogram call). Every channel's size query
   // (which checks its bins) and the counters' null checks run before any channel is

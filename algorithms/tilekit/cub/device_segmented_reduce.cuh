@@ -102,10 +102,7 @@ struct DeviceSegmentedReduce {
   static cudaError_t ArgMin(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
                             EndOffsetIteratorT d_end_offsets, cudaStream_t stream = 0) {
-    if (d_temp_storage != nullptr && num_segments > 0 && tilekit::detail::is_null(d_out)) return cudaErrorInvalidValue;
-    return tilekit::device::segmented_arg_min(d_temp_storage, temp_storage_bytes, d_in, num_segments, d_begin_offsets,
-                                              d_end_offsets, detail::pair_member_output<OutputIteratorT, false>{d_out},
-                                              detail::pair_member_output<OutputIteratorT, true>{d_out}, stream);
+    return arg<false>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
   }
 
   /// As ArgMin, for the first largest item; an empty segment gives {1, the numeric_limits lowest of T}.
@@ -113,10 +110,18 @@ struct DeviceSegmentedReduce {
   static cudaError_t ArgMax(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             OutputIteratorT d_out, std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets,
                             EndOffsetIteratorT d_end_offsets, cudaStream_t stream = 0) {
+    return arg<true>(d_temp_storage, temp_storage_bytes, d_in, d_out, num_segments, d_begin_offsets, d_end_offsets, stream);
+  }
+
+ private:
+  template <bool Max, class InputIteratorT, class OutputIteratorT, class BeginOffsetIteratorT, class EndOffsetIteratorT>
+  static cudaError_t arg(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in, OutputIteratorT d_out,
+                         std::int64_t num_segments, BeginOffsetIteratorT d_begin_offsets, EndOffsetIteratorT d_end_offsets,
+                         cudaStream_t stream) {
     if (d_temp_storage != nullptr && num_segments > 0 && tilekit::detail::is_null(d_out)) return cudaErrorInvalidValue;
-    return tilekit::device::segmented_arg_max(d_temp_storage, temp_storage_bytes, d_in, num_segments, d_begin_offsets,
-                                              d_end_offsets, detail::pair_member_output<OutputIteratorT, false>{d_out},
-                                              detail::pair_member_output<OutputIteratorT, true>{d_out}, stream);
+    return device_segmented_arg<Max>(gpu_launcher{stream}, d_temp_storage, temp_storage_bytes, d_in, num_segments,
+                                     d_begin_offsets, d_end_offsets, detail::pair_member_output<OutputIteratorT, false>{d_out},
+                                     detail::pair_member_output<OutputIteratorT, true>{d_out});
   }
 };
 
