@@ -6,7 +6,10 @@
 //   ArgMin of int32 and float; select_if keeping 0% and 100% of int32, select_flagged
 //   (about half); histograms of 65536 even bins of int32 (past shared memory) and of
 //   256 bins of uint8 on skewed (75% in one bin) and all-equal samples, uint8 up to
-//   2^30 samples; distinct of int32 keys (1% distinct; CUB and Thrust have none).
+//   2^30 samples; distinct of int32 keys (1% distinct; CUB and Thrust have none);
+//   ReduceByKey, UniqueByKey and InclusiveSumByKey of int32 keys in runs of 8,
+//   DeviceSegmentedReduce::Sum over segments of 1024 and of 64 int32, and the three-way
+//   DevicePartition::If (about a quarter, a quarter and half of the items).
 // Inputs are generated on the device from a hash of the index (floats and doubles:
 // multiples of 0.5 in [-0.5, 0.5], so every sum is exact and the implementations'
 // results compare bitwise). Before timing, each case runs every implementation once
@@ -20,6 +23,8 @@
 #include <tilekit/device/distinct.cuh>
 
 #include <cub/device/device_histogram.cuh>
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -68,7 +73,7 @@ __host__ __device__ unsigned hash(std::uint64_t i) {
   return unsigned(x >> 32);
 }
 
-enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints };
+enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, runs_of_8 };
 
 // in[i] for each kind of data; flags[i] = about half set.
 template <class T>
@@ -83,6 +88,7 @@ __global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std:
       case data::equal_bytes: in[i] = T(42); break;
       case data::keys_1pct: in[i] = T(hash(h % distinct) | 1); break;
       case data::wide_ints: in[i] = T(int(h % 65536) - 32768); break;
+      case data::runs_of_8: in[i] = T(int(hash(i / 8) % 1000)); break;
     }
     if (flags) flags[i] = (h >> 7) & 1;
   }
@@ -145,8 +151,10 @@ void add(const variant& v, int log_n) {
     const std::string label = "device_" + v.algo + "/" + v.type + "/" + std::to_string(log_n) + "/" + name(i);
     benchmark::RegisterBenchmark(label.c_str(), [v, n, i](benchmark::State& s) {
       fill_input(v, n);
-      CHECK(cudaMemset(ws().out, 0, n * v.item_bytes + 64));  // so that bytes no implementation writes compare equal
-      CHECK(cudaMemset(ws().want, 0, n * v.item_bytes + 64));
+      // So that bytes no implementation writes compare equal: all that is compared, at least n items.
+      const std::size_t clear = std::max(n * v.item_bytes + 64, v.out_bytes(n));
+      CHECK(cudaMemset(ws().out, 0, clear));
+      CHECK(cudaMemset(ws().want, 0, clear));
       const impl reference = v.impls.size() > 1 ? impl::cub : impl::tilekit;
       v.run(reference, n, ws().want);
       v.run(i, n, ws().out);
@@ -280,6 +288,93 @@ variant histogram_variant(const char* algo, const char* type, data kind, int bin
           [=](std::size_t) { return std::size_t(bins) * 4; }, {impl::tilekit, impl::cub}};
 }
 
+// By-key algorithms over int32 keys in runs of 8 (the values: the keys themselves).
+variant reduce_by_key_variant() {
+  return {"reduce_by_key", "int32", data::runs_of_8, 4, [](std::size_t n) { return 8.0 * double(n) + 1.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int *keys = as<int>(out), *sums = as<int>(out + 4 * n), *num = as<int>(out + 8 * n);
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceReduce::ReduceByKey(ws().temp, b, in_as<int>(), keys, in_as<int>(), sums, num,
+                                                            cuda::std::plus<>{}, std::int64_t(n)));
+            else
+              CHECK(cub::DeviceReduce::ReduceByKey(ws().temp, b, in_as<int>(), keys, in_as<int>(), sums, num, cuda::std::plus<>{},
+                                                   std::int64_t(n)));
+          },
+          [](std::size_t n) { return 8 * n + 4; }, {impl::tilekit, impl::cub}};
+}
+
+variant unique_by_key_variant() {
+  return {"unique_by_key", "int32", data::runs_of_8, 4, [](std::size_t n) { return 8.0 * double(n) + 1.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int *keys = as<int>(out), *values = as<int>(out + 4 * n), *num = as<int>(out + 8 * n);
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceSelect::UniqueByKey(ws().temp, b, in_as<int>(), in_as<int>(), keys, values, num,
+                                                            std::int64_t(n)));
+            else CHECK(cub::DeviceSelect::UniqueByKey(ws().temp, b, in_as<int>(), in_as<int>(), keys, values, num, std::int64_t(n)));
+          },
+          [](std::size_t n) { return 8 * n + 4; }, {impl::tilekit, impl::cub}};
+}
+
+variant scan_by_key_variant() {
+  return {"scan_by_key", "int32", data::runs_of_8, 4, [](std::size_t n) { return 12.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceScan::InclusiveSumByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out), std::int64_t(n)));
+            else CHECK(cub::DeviceScan::InclusiveSumByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out), std::int64_t(n)));
+          },
+          [](std::size_t n) { return 4 * n; }, {impl::tilekit, impl::cub}};
+}
+
+// Sums of segments of Length items (offsets in a buffer of their own).
+template <int Length>
+variant segmented_sum_variant(const char* algo) {
+  return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            static long long* offsets = [] {
+              long long* p = nullptr;
+              CHECK(cudaMalloc(&p, (in_bytes / 4 / Length + 2) * sizeof(long long)));
+              return p;
+            }();
+            const std::int64_t segments = std::int64_t(n / Length);
+            static std::int64_t filled = -1;
+            if (filled != segments) {
+              std::vector<long long> h(std::size_t(segments) + 1);
+              for (std::int64_t s = 0; s <= segments; ++s) h[std::size_t(s)] = s * Length;
+              CHECK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(long long), cudaMemcpyHostToDevice));
+              filled = segments;
+            }
+            std::size_t b = ws().temp_bytes;
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceSegmentedReduce::Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
+            else CHECK(cub::DeviceSegmentedReduce::Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
+          },
+          [](std::size_t n) { return 4 * (n / Length); }, {impl::tilekit, impl::cub}};
+}
+
+template <int Threshold>
+struct above {
+  __host__ __device__ bool operator()(int x) const { return x > Threshold; }
+};
+
+variant partition3_variant() {
+  return {"partition3", "int32", data::small_ints, 4, [](std::size_t n) { return 8.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            // The three parts share out: first from the front, second from the middle, the rest after them.
+            int *first = as<int>(out), *second = as<int>(out) + n / 2, *rest = as<int>(out) + n, *num = as<int>(out) + 2 * n;
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DevicePartition::If(ws().temp, b, in_as<int>(), first, second, rest, num, std::int64_t(n),
+                                                      below<-500>{}, above<500>{}));
+            else
+              CHECK(cub::DevicePartition::If(ws().temp, b, in_as<int>(), first, second, rest, num, std::int64_t(n), below<-500>{},
+                                             above<500>{}));
+          },
+          [](std::size_t n) { return 4 * (2 * n + 2); }, {impl::tilekit, impl::cub}};
+}
+
 variant distinct_variant() {
   return {"distinct", "int32", data::keys_1pct, 4, [](std::size_t n) { return 4.0 * double(n) + 4.0 * double(n / 100 + 1); },
           [](impl, std::size_t n, unsigned char* out) {
@@ -304,7 +399,9 @@ int main(int argc, char** argv) {
         histogram_variant<int>("histogram65536", "int32", data::wide_ints, 65536, -32768, 32768),
         histogram_variant<std::uint8_t>("histogram256_u8_skewed", "uint8", data::skewed_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
-        histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant()};
+        histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant(),
+        reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
+        segmented_sum_variant<64>("segmented_sum64"), partition3_variant()};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)
