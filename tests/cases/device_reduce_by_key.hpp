@@ -20,18 +20,19 @@ struct same_mod_5 {
   TILEKIT_HD bool operator()(int a, int b) const { return a % 5 == b % 5; }
 };
 
-template <class V, class Op, class Eq>
+template <class V, class Op, class Eq, class K = int>
 void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what) {
   auto g = rng_for(next_salt());
-  // run_kind 0: runs of 1-3; 1: long runs (a new key with probability 1/500); 2: every item its own run
-  std::vector<int> keys(std::size_t(n) + 1);
+  // run_kind 0: runs of 1-3; 1: long runs (a new key with probability 1/500); 2: every item its own run.
+  // A new key is the last plus 1-3 (wrapping in narrow key types: still a different key).
+  std::vector<K> keys(std::size_t(n) + 1);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const bool repeat = i > 0 && (run_kind == 0 ? g() % 2 == 0 : run_kind == 1 ? g() % 500 != 0 : false);
-    keys[i] = repeat ? keys[i - 1] : (i > 0 ? keys[i - 1] + 1 + int(g() % 3) : 0);
+    keys[i] = repeat ? keys[i - 1] : (i > 0 ? K(keys[i - 1] + K(1 + g() % 3)) : K(0));
   }
   std::vector<V> values(std::size_t(n) + 1);
   for (auto& v : values) v = random_value<V>(g);
-  std::vector<int> want_keys;
+  std::vector<K> want_keys;
   std::vector<V> want_values;
   for (std::int64_t i = 0; i < n; ++i) {
     const std::size_t u = std::size_t(i);
@@ -39,10 +40,10 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
       want_keys.push_back(keys[u]);
       want_values.push_back(values[u]);
     } else {
-      want_values.back() = op(want_values.back(), values[u]);
+      want_values.back() = V(op(want_values.back(), values[u]));
     }
   }
-  rbkbuf<int> k_in(keys), k_out(std::size_t(n) + 1, poison<int>());
+  rbkbuf<K> k_in(keys), k_out(std::size_t(n) + 1, poison<K>());
   rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
   rbkbuf<long long> num(1, poison<long long>());
   const auto launcher = ::backend::launcher();
@@ -55,7 +56,8 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   ::backend::sync();
   const auto got_keys = k_out.to_host();
   const auto got_values = v_out.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<V>() << " n=" << n << " runs kind "
+  BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<K>() << " keys, " << type_name<V>()
+                                     << " values, n=" << n << " runs kind "
                                      << run_kind << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
@@ -133,6 +135,11 @@ BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
       check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product");
     }
     check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5");
+    // Key and value types (sums wrap in narrow types alike on both sides; floating point: max / min, exact)
+    check_reduce_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, 0, tilekit::plus{}, tilekit::equal_to{}, "plus");
+    check_reduce_by_key<double, tilekit::maximum, tilekit::equal_to, long long>(n, 1, tilekit::maximum{}, tilekit::equal_to{}, "max");
+    check_reduce_by_key<float, tilekit::minimum, tilekit::equal_to, unsigned char>(n, 0, tilekit::minimum{}, tilekit::equal_to{}, "min");
+    check_reduce_by_key<long long, tilekit::plus, tilekit::equal_to, long long>(n, 2, tilekit::plus{}, tilekit::equal_to{}, "plus");
   }
 }
 

@@ -266,6 +266,58 @@ struct same_mod_7 {
   TILEKIT_HD bool operator()(long long a, long long b) const { return a % 7 == b % 7; }
 };
 
+/// unique_by_key of K keys with runs (a new key with probability 1/4) and V values against the CPU;
+/// custom: keys equal modulo 7.
+template <class K, class V>
+void check_unique_by_key(std::int64_t n, bool custom, std::mt19937_64& g) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  std::vector<K> keys(std::size_t(n) + 1);
+  std::vector<V> values(std::size_t(n) + 1);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = i > 0 && g() % 4 != 0 ? keys[i - 1] : K(g() % 50);
+    values[i] = random_value<V>(g);
+  }
+  std::vector<K> want_keys;
+  std::vector<V> want_values;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const K k = keys[std::size_t(i)];
+    const bool head = i == 0 || (custom ? (long long)(keys[std::size_t(i) - 1]) % 7 != (long long)(k) % 7 : keys[std::size_t(i) - 1] != k);
+    if (head) {
+      want_keys.push_back(k);
+      want_values.push_back(values[std::size_t(i)]);
+    }
+  }
+  selbuf<K> k_in(keys), k_out(std::size_t(n) + 1, poison<K>());
+  selbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
+  selbuf<std::int64_t> num(1, poison<std::int64_t>());
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return custom ? tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                                  num.data(), same_mod_7{})
+                  : tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                                  num.data(), tilekit::equal_to{});
+  };
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(run(nullptr, bytes) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = run(temp.data(), bytes);
+  ::backend::sync();
+  const auto got_keys = k_out.to_host();
+  const auto got_values = v_out.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " unique_by_key " << type_name<K>() << " keys, " << type_name<V>() << " values, n=" << n
+                                     << (custom ? " (keys mod 7)" : "") << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(num.to_host()[0] == std::int64_t(want_keys.size()));
+    mismatch_log log;
+    for (std::size_t i = 0; i < want_keys.size(); ++i) {
+      if (!same_value(got_keys[i], want_keys[i])) log.expect(got_keys[i], want_keys[i], "key " + std::to_string(i));
+      if (!same_value(got_values[i], want_values[i])) log.expect(got_values[i], want_values[i], "value " + std::to_string(i));
+    }
+    log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]), "wrote past the selected count");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(unique_by_key) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -273,53 +325,10 @@ BOOST_AUTO_TEST_CASE(unique_by_key) {
   const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), tile - 1, tile + 1, 9 * tile + 3, max_n - 1}) {
-    for (bool custom : {false, true}) {
-      std::vector<long long> keys(std::size_t(n) + 1);
-      std::vector<double> values(std::size_t(n) + 1);
-      for (std::size_t i = 0; i < keys.size(); ++i) {  // runs: a key repeats the one before with probability 3/4
-        keys[i] = i > 0 && g() % 4 != 0 ? keys[i - 1] : (long long)(g() % 50);
-        values[i] = double(g() % 1000) * 0.25;
-      }
-      std::vector<long long> want_keys;
-      std::vector<double> want_values;
-      for (std::int64_t i = 0; i < n; ++i) {
-        const long long k = keys[std::size_t(i)];
-        const bool head = i == 0 || (custom ? keys[std::size_t(i) - 1] % 7 != k % 7 : keys[std::size_t(i) - 1] != k);
-        if (head) {
-          want_keys.push_back(k);
-          want_values.push_back(values[std::size_t(i)]);
-        }
-      }
-      selbuf<long long> k_in(keys), k_out(std::size_t(n) + 1, poison<long long>());
-      selbuf<double> v_in(values), v_out(std::size_t(n) + 1, poison<double>());
-      selbuf<std::int64_t> num(1, poison<std::int64_t>());
-      auto run = [&](void* temp, std::size_t& bytes) {
-        return custom ? tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                                      v_out.data(), num.data(), same_mod_7{})
-                      : tilekit::device_unique_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                                      v_out.data(), num.data(), tilekit::equal_to{});
-      };
-      std::size_t bytes = 0;
-      BOOST_REQUIRE(run(nullptr, bytes) == launcher.success);
-      selbuf<unsigned char> temp(bytes, 0xCD);
-      const auto e = run(temp.data(), bytes);
-      ::backend::sync();
-      const auto got_keys = k_out.to_host();
-      const auto got_values = v_out.to_host();
-      BOOST_TEST_CONTEXT(::backend::name << " unique_by_key n=" << n << (custom ? " (keys mod 7)" : "")
-                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(e == launcher.success);
-        BOOST_TEST(num.to_host()[0] == std::int64_t(want_keys.size()));
-        mismatch_log log;
-        for (std::size_t i = 0; i < want_keys.size(); ++i) {
-          if (got_keys[i] != want_keys[i]) log.expect(got_keys[i], want_keys[i], "key " + std::to_string(i));
-          if (!(got_values[i] == want_values[i])) log.expect(got_values[i], want_values[i], "value " + std::to_string(i));
-        }
-        log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]),
-                        "wrote past the selected count");
-        BOOST_TEST(log.count == 0u);
-      }
-    }
+    for (bool custom : {false, true}) check_unique_by_key<long long, double>(n, custom, g);
+    check_unique_by_key<signed char, mat2>(n, false, g);     // 1-byte keys, 16-byte values
+    check_unique_by_key<unsigned short, float>(n, true, g);
+    check_unique_by_key<int, unsigned char>(n, false, g);
   }
   // Null keys or values with n > 0: invalid_value, nothing written.
   selbuf<long long> k(std::vector<long long>{1, 1, 2}), ko(3, poison<long long>());
