@@ -195,6 +195,27 @@ struct write_no_runs {
 
 }  // namespace detail
 
+namespace detail {
+// What the by-key dispatches share: the chunk states carved from temp (temp == nullptr: only
+// their size), the checks (args_ok: the caller's null checks), and the launch of make(states),
+// or on_empty() for n == 0.
+template <class Body, class Launcher, class Make, class OnEmpty>
+typename Launcher::error_type run_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes, count_t n,
+                                         bool args_ok, Make make, OnEmpty on_empty) {
+  const count_t chunks = n > 0 ? (n + Body::chunk_items - 1) / Body::chunk_items : 0;
+  const auto storage = carve_chunk_states<typename Body::pair_t>(temp, chunks);
+  if (n < 0) return launcher.invalid_value;  // the size query too
+  if (temp == nullptr) {
+    temp_bytes = storage.bytes;
+    return launcher.success;
+  }
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || !args_ok) return launcher.invalid_value;
+  if (n == 0) return on_empty();
+  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
+                                unsigned(chunks), Body::Threads, make(storage.states), sizeof(typename Body::shared_t));
+}
+}  // namespace detail
+
 /// Reduce by key's dispatch, for any launcher. With temp == nullptr it only sets
 /// temp_bytes, or answers invalid_value for n < 0 as the call does. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null num_out, null keys,
@@ -210,24 +231,15 @@ typename Launcher::error_type device_reduce_by_key(const Launcher& launcher, voi
     return device_reduce_by_key(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
                                 detail::unwrap(keys_out), detail::unwrap(aggregates_out), detail::unwrap(num_out), op, eq);
   using body_t = detail::by_key_kernel<detail::by_key::reduce, KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq>;
-  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
-  const auto storage = detail::carve_chunk_states<typename body_t::pair_t>(temp, chunks);
-  if (n < 0) return launcher.invalid_value;  // the size query too
-  if (temp == nullptr) {
-    temp_bytes = storage.bytes;
-    return launcher.success;
-  }
-  if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
-  if (detail::is_null(num_out)) return launcher.invalid_value;
-  if (n > 0 && (detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(keys_out) ||
-                detail::is_null(aggregates_out)))
-    return launcher.invalid_value;
-  if (n == 0) return launcher.run(1, 1, detail::write_no_runs<NumOut>{num_out});
-  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
-                                unsigned(chunks), body_t::Threads,
-                                body_t{keys_in, values_in, n, keys_out, aggregates_out, num_out, op,
-                                       detail::value_of<ValuesIn>{}, eq, storage.states},
-                                sizeof(typename body_t::shared_t));
+  const bool args_ok = !detail::is_null(num_out) &&
+                       (n <= 0 || !(detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(keys_out) ||
+                                    detail::is_null(aggregates_out)));
+  return detail::run_by_key<body_t>(
+      launcher, temp, temp_bytes, n, args_ok,
+      [&](const auto& states) {
+        return body_t{keys_in, values_in, n, keys_out, aggregates_out, num_out, op, detail::value_of<ValuesIn>{}, eq, states};
+      },
+      [&] { return launcher.run(1, 1, detail::write_no_runs<NumOut>{num_out}); });
 }
 
 /// The by-key scans' dispatch, for any launcher: values_out[i] = op over the values of
@@ -245,21 +257,13 @@ typename Launcher::error_type device_scan_by_key(const Launcher& launcher, void*
                                          detail::unwrap(values_out), op, init, eq);
   constexpr detail::by_key mode = Inclusive ? detail::by_key::inclusive_scan : detail::by_key::exclusive_scan;
   using body_t = detail::by_key_kernel<mode, KeysIn, ValuesIn, detail::value_of<KeysIn>*, ValuesOut, detail::count_t*, Op, Eq>;
-  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
-  const auto storage = detail::carve_chunk_states<typename body_t::pair_t>(temp, chunks);
-  if (n < 0) return launcher.invalid_value;  // the size query too
-  if (temp == nullptr) {
-    temp_bytes = storage.bytes;
-    return launcher.success;
-  }
-  if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
-  if (n == 0) return launcher.success;
-  if (detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(values_out)) return launcher.invalid_value;
-  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
-                                unsigned(chunks), body_t::Threads,
-                                body_t{keys_in, values_in, n, nullptr, values_out, nullptr, op,
-                                       detail::value_of<ValuesIn>(init), eq, storage.states},
-                                sizeof(typename body_t::shared_t));
+  const bool args_ok = n <= 0 || !(detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(values_out));
+  return detail::run_by_key<body_t>(
+      launcher, temp, temp_bytes, n, args_ok,
+      [&](const auto& states) {
+        return body_t{keys_in, values_in, n, nullptr, values_out, nullptr, op, detail::value_of<ValuesIn>(init), eq, states};
+      },
+      [&] { return launcher.success; });
 }
 
 }  // namespace tilekit
