@@ -72,11 +72,11 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
 }
 
 /// The by-key scans against the CPU (in_place: values_out is values_in).
-template <class V, class Op, class Eq>
+template <class V, class Op, class Eq, class K = int>
 void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what) {
   auto g = rng_for(next_salt());
-  std::vector<int> keys(std::size_t(n) + 1);
-  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i > 0 && g() % 5 != 0 ? keys[i - 1] : int(g() % 20);
+  std::vector<K> keys(std::size_t(n) + 1);
+  for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i > 0 && g() % 5 != 0 ? keys[i - 1] : K(g() % 20);
   std::vector<V> values(std::size_t(n) + 1);
   for (auto& v : values) v = random_value<V>(g);
   std::vector<V> want(static_cast<std::size_t>(n));
@@ -85,14 +85,14 @@ void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq 
     const std::size_t u = std::size_t(i);
     const bool head = i == 0 || !eq(keys[u - 1], keys[u]);
     if (inclusive) {
-      run = head ? values[u] : op(run, values[u]);
+      run = head ? values[u] : V(op(run, values[u]));
       want[u] = run;
     } else {
-      run = head ? init : op(run, values[u - 1]);
+      run = head ? init : V(op(run, values[u - 1]));
       want[u] = run;
     }
   }
-  rbkbuf<int> k_in(keys);
+  rbkbuf<K> k_in(keys);
   rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
   V* out = in_place ? v_in.data() : v_out.data();
   const auto launcher = ::backend::launcher();
@@ -107,7 +107,7 @@ void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq 
   ::backend::sync();
   const auto got = in_place ? v_in.to_host() : v_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << (inclusive ? " inclusive" : " exclusive") << "_scan_by_key " << what << " "
-                                     << type_name<V>() << " n=" << n << (in_place ? " in place" : "")
+                                     << type_name<V>() << " values, " << type_name<K>() << " keys, n=" << n << (in_place ? " in place" : "")
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     mismatch_log log;
@@ -154,6 +154,13 @@ BOOST_AUTO_TEST_CASE(scans_by_key) {
       check_scan_by_key<int>(n, inclusive, false, tilekit::plus{}, tilekit::equal_to{}, 7, "plus, init 7");
       check_scan_by_key<mat2>(n, inclusive, false, mat_mul{}, tilekit::equal_to{}, mat2{1, 2, 0, 1}, "matrix product");
       check_scan_by_key<long long>(n, inclusive, true, tilekit::maximum{}, same_mod_5{}, -5ll, "max, keys mod 5");
+      // Key and value types: int8 keys / int16 sums (wrapping alike), uint16 keys / double max, int64 keys / float min
+      check_scan_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, inclusive, false, tilekit::plus{},
+                                                                               tilekit::equal_to{}, short(3), "plus");
+      check_scan_by_key<double, tilekit::maximum, tilekit::equal_to, unsigned short>(n, inclusive, true, tilekit::maximum{},
+                                                                                     tilekit::equal_to{}, -2000.0, "max");
+      check_scan_by_key<float, tilekit::minimum, tilekit::equal_to, long long>(n, inclusive, false, tilekit::minimum{},
+                                                                               tilekit::equal_to{}, 2000.f, "min");
     }
   }
 }
