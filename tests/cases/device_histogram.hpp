@@ -238,52 +238,55 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
   const auto launcher = ::backend::launcher();
   for (std::int64_t row_pixels : {std::int64_t(1), std::int64_t(37), std::int64_t(1000)}) {
     for (std::int64_t rows : {std::int64_t(1), std::int64_t(11)}) {
-      const std::int64_t stride = row_pixels * 4 + 9;  // samples from a row to the next: 9 of padding
-      std::vector<unsigned char> image(std::size_t(stride * rows), 0xEE);
-      std::vector<int> image32(image.size(), -7);
-      for (std::int64_t r = 0; r < rows; ++r)
-        for (std::int64_t p = 0; p < row_pixels * 4; ++p) {
-          image[std::size_t(r * stride + p)] = static_cast<unsigned char>(g() % 5 == 0 ? 200 : g());
-          image32[std::size_t(r * stride + p)] = int(g() % 1000);
-        }
-      hbuf<unsigned char> d_image(image);
-      hbuf<int> d_image32(image32);
-      hbuf<int> d_levels(std::vector<int>{0, 10, 100, 250, 999});
-      for (int channel = 0; channel < 4; ++channel) {
-        const tilekit::pixel_samples<const unsigned char*> px{d_image.data(), row_pixels, stride, 4, channel};
-        const tilekit::pixel_samples<const int*> px32{d_image32.data(), row_pixels, stride, 4, channel};
-        const tilekit::even_bins<unsigned char, int> even(257, 0, 256);
-        const tilekit::range_bins<int, int> range{d_levels.data(), 5};
-        const std::vector<int> host_levels = {0, 10, 100, 250, 999};
-        std::vector<unsigned> want(256, 0), want32(4, 0);
+      for (std::int64_t padding : {std::int64_t(9), std::int64_t(0)}) {  // rows with padding, and back to back
+        const std::int64_t stride = row_pixels * 4 + padding;  // samples from a row to the next
+        std::vector<unsigned char> image(std::size_t(stride * rows), 0xEE);
+        std::vector<int> image32(image.size(), -7);
         for (std::int64_t r = 0; r < rows; ++r)
-          for (std::int64_t p = 0; p < row_pixels; ++p) {
-            ++want[image[std::size_t(r * stride + p * 4 + channel)]];
-            const int x = image32[std::size_t(r * stride + p * 4 + channel)];
-            for (int b = 0; b < 4; ++b)
-              if (x >= host_levels[std::size_t(b)] && x < host_levels[std::size_t(b) + 1]) ++want32[std::size_t(b)];
+          for (std::int64_t p = 0; p < row_pixels * 4; ++p) {
+            image[std::size_t(r * stride + p)] = static_cast<unsigned char>(g() % 5 == 0 ? 200 : g());
+            image32[std::size_t(r * stride + p)] = int(g() % 1000);
           }
-        hbuf<unsigned> counts(257, poison<unsigned>()), counts32(5, poison<unsigned>());
-        std::size_t bytes = 0, bytes32 = 0;
-        BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, px, row_pixels * rows, counts.data(), 256, even) ==
-                      launcher.success);
-        BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes32, px32, row_pixels * rows, counts32.data(), 4, range) ==
-                      launcher.success);
-        hbuf<unsigned char> temp(std::max(bytes, bytes32), 0xCD);
-        const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, px, row_pixels * rows, counts.data(), 256, even);
-        const auto e32 =
-            tilekit::device_histogram(launcher, temp.data(), bytes32, px32, row_pixels * rows, counts32.data(), 4, range);
-        ::backend::sync();
-        const auto got = counts.to_host(), got32 = counts32.to_host();
-        BOOST_TEST_CONTEXT(::backend::name << " channel " << channel << " of 4, " << rows << " rows of " << row_pixels
-                                           << " pixels, TILEKIT_TEST_SEED=" << base_seed()) {
-          BOOST_TEST(e == launcher.success);
-          BOOST_TEST(e32 == launcher.success);
-          mismatch_log log;
-          for (int b = 0; b < 256; ++b) log.expect(got[std::size_t(b)], want[std::size_t(b)], "uint8 bin " + std::to_string(b));
-          for (int b = 0; b < 4; ++b) log.expect(got32[std::size_t(b)], want32[std::size_t(b)], "int range bin " + std::to_string(b));
-          log.expect_true(is_poison(got[256]) && is_poison(got32[4]), "wrote past the last bin");
-          BOOST_TEST(log.count == 0u);
+        hbuf<unsigned char> d_image(image);
+        hbuf<int> d_image32(image32);
+        hbuf<int> d_levels(std::vector<int>{0, 10, 100, 250, 999});
+        for (int channel = 0; channel < 4; ++channel) {
+          const tilekit::pixel_samples<const unsigned char*> px{d_image.data(), row_pixels, stride, 4, channel};
+          const tilekit::pixel_samples<const int*> px32{d_image32.data(), row_pixels, stride, 4, channel};
+          const tilekit::even_bins<unsigned char, int> even(257, 0, 256);
+          const tilekit::range_bins<int, int> range{d_levels.data(), 5};
+          const std::vector<int> host_levels = {0, 10, 100, 250, 999};
+          std::vector<unsigned> want(256, 0), want32(4, 0);
+          for (std::int64_t r = 0; r < rows; ++r)
+            for (std::int64_t p = 0; p < row_pixels; ++p) {
+              ++want[image[std::size_t(r * stride + p * 4 + channel)]];
+              const int x = image32[std::size_t(r * stride + p * 4 + channel)];
+              for (int b = 0; b < 4; ++b)
+                if (x >= host_levels[std::size_t(b)] && x < host_levels[std::size_t(b) + 1]) ++want32[std::size_t(b)];
+            }
+          hbuf<unsigned> counts(257, poison<unsigned>()), counts32(5, poison<unsigned>());
+          std::size_t bytes = 0, bytes32 = 0;
+          BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, px, row_pixels * rows, counts.data(), 256, even) ==
+                        launcher.success);
+          BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes32, px32, row_pixels * rows, counts32.data(), 4, range) ==
+                        launcher.success);
+          hbuf<unsigned char> temp(std::max(bytes, bytes32), 0xCD);
+          const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, px, row_pixels * rows, counts.data(), 256, even);
+          const auto e32 =
+              tilekit::device_histogram(launcher, temp.data(), bytes32, px32, row_pixels * rows, counts32.data(), 4, range);
+          ::backend::sync();
+          const auto got = counts.to_host(), got32 = counts32.to_host();
+          BOOST_TEST_CONTEXT(::backend::name << " channel " << channel << " of 4, " << rows << " rows of " << row_pixels
+                                             << " pixels, " << padding << " samples of padding, TILEKIT_TEST_SEED="
+                                             << base_seed()) {
+            BOOST_TEST(e == launcher.success);
+            BOOST_TEST(e32 == launcher.success);
+            mismatch_log log;
+            for (int b = 0; b < 256; ++b) log.expect(got[std::size_t(b)], want[std::size_t(b)], "uint8 bin " + std::to_string(b));
+            for (int b = 0; b < 4; ++b) log.expect(got32[std::size_t(b)], want32[std::size_t(b)], "int range bin " + std::to_string(b));
+            log.expect_true(is_poison(got[256]) && is_poison(got32[4]), "wrote past the last bin");
+            BOOST_TEST(log.count == 0u);
+          }
         }
       }
     }

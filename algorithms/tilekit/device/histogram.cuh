@@ -51,6 +51,7 @@ struct pixel_samples {
   /// Channel `channel` of pixel i.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD value_type operator[](detail::count_t i) const {
+    if (row_stride == row_pixels * channels) return samples[i * channels + channel];  // rows back to back: no division
     return samples[(i / row_pixels) * row_stride + (i % row_pixels) * channels + channel];
   }
 };

@@ -297,9 +297,7 @@ struct keys_equal {
   TILEKIT_HD bool operator()(const KV& a, const KV& b) const { return bool(eq(a.key, b.key)); }
 };
 
-}  // namespace detail
 
-namespace detail {
 // The three-way partition's second and third parts, as keep_if predicates.
 template <class First, class Second>
 struct second_part {
