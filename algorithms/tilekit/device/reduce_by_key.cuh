@@ -82,7 +82,7 @@ struct by_key_kernel {
   struct shared_t {
     scan_storage<pair_t, Threads> scan;
     raw_slots<unsigned char, Threads> first_is_head;  // whether each thread's first item is a head
-    raw_slots<pair_t, Threads> last;                  // exclusive scan: each thread's last inclusive pair
+    raw_slots<pair_t, Mode == by_key::exclusive_scan ? Threads : 1> last;  // exclusive scan: each thread's last inclusive pair
     raw_slots<pair_t, 1> chunk_prefix;                // and the chunk's exclusive prefix
   };
   KeysIn keys_in;
