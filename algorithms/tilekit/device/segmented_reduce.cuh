@@ -29,12 +29,36 @@ namespace tilekit {
 
 namespace detail {
 
-// One block per segment (a grid of at most 2^31 - 1 blocks takes the rest in turn): the
-// block's threads fold the segment's items striped (consecutive threads, consecutive
-// items), then reduce as a block.
+// Folds in[first .. end) with the threads of a group of `Stride` threads, thread `rank`
+// taking items first + rank, first + rank + Stride, ...: `Batch` loads are issued before
+// any is combined, so a thread waits for one DRAM round trip per batch, not per item.
+// @pre rank < end - first (the thread has at least one item).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Stride, unsigned Batch, class T, class In, class Op>
+TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op op) {
+  T partial = T(in[first + rank]);
+  for (count_t i = first + rank + Stride; i < end; i += count_t(Stride) * Batch) {
+    T v[Batch];
+    TILEKIT_UNROLL
+    for (unsigned u = 0; u < Batch; ++u)
+      if (i + count_t(u) * Stride < end) v[u] = T(in[i + count_t(u) * Stride]);
+    TILEKIT_UNROLL
+    for (unsigned u = 0; u < Batch; ++u)
+      if (i + count_t(u) * Stride < end) partial = op(partial, v[u]);
+  }
+  return partial;
+}
+
+// Two shapes, chosen by the dispatch from the segment count alone (the lengths are on the
+// device): a block per segment while there are too few segments to give most warps of
+// the device one (a long segment needs the whole block's loads in flight), else a warp
+// per segment with no barrier at all (short segments: a block per segment spent most of
+// its time in the block reduce's barrier, 0.32x CUB on segments of 64 items). Either
+// way a grid of at most 2^31 - 1 blocks takes the rest in turn.
 template <class In, class Begins, class Ends, class Out, class Op, class T>
 struct segmented_reduce_kernel {
   static constexpr unsigned Threads = segmented_reduce_tuning::threads;
+  static constexpr unsigned Batch = segmented_reduce_tuning::batch;
   In in;
   count_t segments;
   Begins begins;
@@ -42,11 +66,13 @@ struct segmented_reduce_kernel {
   Out out;
   Op op;
   T init;
+  bool warp_per_segment;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    if (warp_per_segment) return by_warps(ctx, block);
     auto& storage = ctx.template shared<reduce_storage<T, Threads>>();
     const unsigned rank = block.thread_rank();
     const count_t blocks = count_t(ctx.grid().num_blocks());
@@ -57,11 +83,41 @@ struct segmented_reduce_kernel {
         continue;
       }
       const count_t length = end - first;
-      T partial = rank < length ? T(in[first + rank]) : init;
-      for (count_t i = first + rank + Threads; i < end; i += Threads) partial = op(partial, T(in[i]));
+      const T partial = rank < length ? fold_strided<Threads, Batch, T>(in, first, end, rank, op) : init;
       const T total = tilekit::reduce(block, partial, op, storage, length < Threads ? unsigned(length) : Threads);
       if (rank == 0) out[s] = op(init, total);
       block.sync();  // the storage is reused by the next segment
+    }
+  }
+
+  // Warp w of the grid reduces segments w, w + warps, ...; the next segment's offsets are
+  // read before this one's items, so their round trip overlaps the items' loads.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx, class Block>
+  TILEKIT_HD void by_warps(Ctx& ctx, const Block& block) const {
+    constexpr unsigned warps_per_block = Threads / 32;
+    auto warp = tilekit::tiled_partition<32>(block);
+    const unsigned lane = warp.thread_rank();
+    const count_t warps = count_t(ctx.grid().num_blocks()) * warps_per_block;
+    count_t s = count_t(ctx.grid().block_rank()) * warps_per_block + warp.meta_group_rank();
+    if (s >= segments) return;
+    count_t first = count_t(begins[s]), end = count_t(ends[s]);
+    for (; s < segments; s += warps) {
+      const count_t next = s + warps;
+      count_t next_first = 0, next_end = 0;
+      if (next < segments) next_first = count_t(begins[next]), next_end = count_t(ends[next]);
+      if (end <= first) {
+        if (lane == 0) out[s] = init;
+      } else if (end - first >= 32) {  // every lane has an item
+        const T total = tilekit::reduce(warp, fold_strided<32, Batch, T>(in, first, end, lane, op), op);
+        if (lane == 0) out[s] = op(init, total);
+      } else {
+        const bool mine = lane < end - first;
+        const maybe<T> partial{mine ? T(in[first + lane]) : init, mine};
+        const maybe<T> total = tilekit::reduce(warp, partial, maybe_op<Op>{op});
+        if (lane == 0) out[s] = op(init, total.value);
+      }
+      first = next_first, end = next_end;
     }
   }
 };
@@ -133,9 +189,19 @@ typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, 
   if (segments == 0) return launcher.success;
   if (detail::is_null(in) || detail::is_null(out) || detail::is_null(begins) || detail::is_null(ends))
     return launcher.invalid_value;
-  const unsigned blocks = segments < 0x7fffffff ? unsigned(segments) : 0x7fffffffu;
-  return launcher.run(blocks, body_t::Threads, body_t{in, segments, begins, ends, out, op, init},
-                      sizeof(reduce_storage<T, body_t::Threads>));
+  // A warp per segment once there are segments for most warps the device holds at once
+  // (the persistent grid below fills it); a block per segment below that.
+  constexpr unsigned warps_per_block = body_t::Threads / 32;
+  using detail::count_t;
+  const count_t sms = launcher.sm_count() ? count_t(launcher.sm_count()) : 1;
+  const count_t resident_warps = sms * (2048 / body_t::Threads) * warps_per_block;
+  const bool by_warps = segments * 2 >= resident_warps;
+  const count_t wanted = by_warps ? detail::stdx::min<count_t>((segments + warps_per_block - 1) / warps_per_block,
+                                                       resident_warps / warps_per_block)
+                                  : segments;
+  const unsigned blocks = wanted < 0x7fffffff ? unsigned(wanted) : 0x7fffffffu;
+  return launcher.run(blocks, body_t::Threads, body_t{in, segments, begins, ends, out, op, init, by_warps},
+                      by_warps ? 0 : sizeof(reduce_storage<T, body_t::Threads>));
 }
 
 }  // namespace tilekit

@@ -36,9 +36,10 @@ struct scan_tuning {
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
 };
 
-/// The segmented reduce: one block per segment.
+/// The segmented reduce: a block per segment, or a warp per segment when there are many.
 struct segmented_reduce_tuning {
   static constexpr unsigned threads = 256;
+  static constexpr unsigned batch = 8;  // loads in flight per thread before they are combined
 };
 
 /// Reduce by key: one chunk of threads x items (blocked) per block.
