@@ -17,6 +17,7 @@
 #include <tilekit/core/operators.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
+#include <tilekit/block/exchange.cuh>
 #include <tilekit/block/scan.cuh>
 #include <tilekit/device/detail/look_back.cuh>
 
@@ -37,53 +38,63 @@ namespace tilekit {
 
 namespace detail {
 
-template <class V>
+template <class V, class Count = count_t>
 struct run_sum {
-  count_t heads;  // run heads up to and including this item
-  V value;        // op over the current run's values up to this item
+  Count heads;  // run heads up to and including this item
+  V value;      // op over the current run's values up to this item
 };
 
 template <class Op>
 struct run_sum_op {  // associative (as op), not commutative
   Op op;
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class V>
-  TILEKIT_HD run_sum<V> operator()(const run_sum<V>& a, const run_sum<V>& b) const {
-    return {a.heads + b.heads, b.heads > 0 ? b.value : V(op(a.value, b.value))};
+  template <class V, class Count>
+  TILEKIT_HD run_sum<V, Count> operator()(const run_sum<V, Count>& a, const run_sum<V, Count>& b) const {
+    return {Count(a.heads + b.heads), b.heads > 0 ? b.value : V(op(a.value, b.value))};
   }
 };
 
 enum class by_key { reduce, inclusive_scan, exclusive_scan };
 
-// The look-back's prefix callback, keeping what it returns (thread 0's: the chunk's
-// exclusive prefix) in *slot.
-template <class Prefix, class Pair>
-struct keep_prefix {
-  Prefix inner;
-  Pair* slot;
+// The block scan's prefix callback: the chunk's pairs count heads in 32 bits (a chunk
+// has fewer items), the look-back across chunks in 64. It hands the look-back the
+// chunk's aggregate widened, keeps what the look-back returns (thread 0's: the chunk's
+// exclusive prefix, whose heads are the runs before the chunk) in *slot, and seeds the
+// block with its value alone: a seed's head count does not change any item's value.
+template <class LookBack, class Wide, class Narrow>
+struct narrow_prefix {
+  LookBack look_back;
+  Wide* slot;
   unsigned rank;
   TILEKIT_EXEC_CHECK_DISABLE
-  TILEKIT_HD Pair operator()(const Pair& aggregate) const {
-    const Pair p = inner(aggregate);
+  TILEKIT_HD Narrow operator()(const Narrow& aggregate) const {
+    const Wide p = look_back(Wide{count_t(aggregate.heads), aggregate.value});
     if (rank == 0) *slot = p;
-    return p;
+    return {0u, p.value};
   }
 };
 
 // Mode reduce: keys_out, aggregates_out and num_out are written; the scans:
 // aggregates_out only, one output per item (init: the exclusive scan's).
+// Keys and values are read warp-striped (each load instruction of a warp reads 32
+// consecutive items, 16-byte vectors where aligned) and turned blocked through the
+// warp's shared slots; the scans' outputs go back the same way.
 template <by_key Mode, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Op, class Eq>
 struct by_key_kernel {
   using K = value_of<KeysIn>;
   using V = value_of<ValuesIn>;
-  using pair_t = run_sum<V>;
+  using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
+  using local_t = run_sum<V, unsigned>;    // inside a chunk
   static constexpr unsigned Threads = reduce_by_key_tuning::threads, Items = reduce_by_key_tuning::items;
   static constexpr count_t chunk_items = count_t(Threads) * Items;
+  using transpose = warp_transpose<Items>;
+  static constexpr unsigned slot_bytes = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
   struct shared_t {
-    scan_storage<pair_t, Threads> scan;
+    scan_storage<local_t, Threads> scan;
+    alignas(16) raw_slots<unsigned char, (Threads / 32) * transpose::slots * slot_bytes> exchange;  // per warp: keys, then values
     raw_slots<unsigned char, Threads> first_is_head;  // whether each thread's first item is a head
-    raw_slots<pair_t, Mode == by_key::exclusive_scan ? Threads : 1> last;  // exclusive scan: each thread's last inclusive pair
-    raw_slots<pair_t, 1> chunk_prefix;                // and the chunk's exclusive prefix
+    raw_slots<local_t, Mode == by_key::exclusive_scan ? Threads : 1> last;  // exclusive scan: each thread's last inclusive pair
+    raw_slots<pair_t, 1> chunk_prefix;                 // the chunk's exclusive prefix (chunks after the first)
   };
   KeysIn keys_in;
   ValuesIn values_in;
@@ -100,42 +111,55 @@ struct by_key_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using backend = typename decltype(block)::backend;
+    backend::wait_for_prior_grid();  // launched by zero_then_run
+    auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
-    const unsigned rank = block.thread_rank();
+    const unsigned rank = block.thread_rank(), lane = warp.thread_rank();
     const count_t chunk = count_t(ctx.grid().block_rank()), base = chunk * chunk_items;
-    const count_t first = base + count_t(rank) * Items;  // this thread's first item
-    // Items past n: not heads, the chunk's first value (only the last chunk's aggregate sees them).
-    pair_t items[Items];
+    const count_t warp_base = base + count_t(warp.meta_group_rank()) * 32 * Items;
+    const count_t first = warp_base + count_t(lane) * Items;  // this thread's first item
+    unsigned char* slots = &shared.exchange.bytes[warp.meta_group_rank() * transpose::slots * slot_bytes];
+
+    // Items past n: not heads, the chunk's first key and value (only the last chunk's aggregate sees them).
     bool head[Items];
-    K previous = first > 0 && first <= n ? K(keys_in[first - 1]) : K{};
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k) {
-      const count_t i = first + k;
-      if (i < n) {
-        const K key = keys_in[i];
-        head[k] = i == 0 || !bool(eq(previous, key));
-        items[k] = {head[k] ? 1 : 0, V(values_in[i])};
-        previous = key;
-      } else {
-        head[k] = false;
-        items[k] = {0, V(values_in[base])};
+    {
+      K keys[Items];
+      K* key_slots = reinterpret_cast<K*>(slots);
+      load_blocked(warp, keys_in, warp_base, base, keys, key_slots);
+      K previous = keys[0];
+      if (lane > 0) previous = key_slots[transpose::padded(lane * Items - 1)];
+      else if (first > 0 && first <= n) previous = K(keys_in[first - 1]);
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) {
+        head[k] = first + k < n && (first + k == 0 || !bool(eq(previous, keys[k])));
+        previous = keys[k];
       }
+      warp.sync();  // every lane has read its keys before the values take the slots
+    }
+    local_t items[Items];
+    {
+      V values[Items];
+      load_blocked(warp, values_in, warp_base, base, values, reinterpret_cast<V*>(slots));
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) items[k] = {head[k] ? 1u : 0u, values[k]};
     }
     shared.first_is_head[rank] = head[0];
     const run_sum_op<Op> pair_op{op};
+    count_t runs_before = 0;  // runs that began in earlier chunks
     if (chunk == 0) {
-      const pair_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
-      if (rank == 0) states.template publish<typename decltype(block)::backend>(0, 2, aggregate);
+      const local_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
+      if (rank == 0) states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
     } else {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
       using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>>;
-      keep_prefix<look_back_t, pair_t> prefix{look_back_t{block, states, chunk, pair_op, pair_t{}, false, patient},
-                                              &shared.chunk_prefix[0], rank};
+      narrow_prefix<look_back_t, pair_t, local_t> prefix{look_back_t{block, states, chunk, pair_op, pair_t{}, false, patient},
+                                                         &shared.chunk_prefix[0], rank};
       tilekit::inclusive_scan_prefix(block, items, items, pair_op, shared.scan, prefix);
+      runs_before = shared.chunk_prefix[0].heads;  // (written before the scan's last barrier)
     }
     if constexpr (Mode != by_key::reduce) {
-      write_scan(block, shared, items, head, first, rank);
+      write_scan(block, warp, shared, items, head, warp_base, first, rank, reinterpret_cast<V*>(slots));
       return;
     }
     // (the scan's barriers order first_is_head's writes before these reads)
@@ -144,28 +168,51 @@ struct by_key_kernel {
     const count_t after = first + Items;
     if (after >= n) next_is_head = true;
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
-    else next_is_head = after == 0 || !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
+    else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) {
       const count_t i = first + k;
       if (i >= n) break;
-      const count_t run = items[k].heads - 1;
+      const count_t run = runs_before + items[k].heads - 1;
       if (head[k]) keys_out[run] = keys_in[i];
       const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
       if (last) aggregates_out[run] = items[k].value;
-      if (i == n - 1) *num_out = items[k].heads;
+      if (i == n - 1) *num_out = runs_before + items[k].heads;
     }
   }
 
-  // The scans' outputs: the inclusive prefix's value, or init op the item before's.
+  // The warp's stretch of Items * 32 items from warp_base, blocked in items (past n: in[fill]),
+  // read warp-striped through slots: 16-byte vectors when the stretch is whole and aligned.
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class Block>
-  TILEKIT_HD void write_scan(const Block& block, shared_t& shared, const pair_t (&items)[Items], const bool (&head)[Items],
-                             count_t first, unsigned rank) const {
+  template <class Warp, class It, class T>
+  TILEKIT_HD void load_blocked(const Warp& warp, It in, count_t warp_base, count_t fill, T (&items)[Items], T* slots) const {
+    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0) {
+      if (n - warp_base >= count_t(32 * Items) && reinterpret_cast<std::uintptr_t>(in + warp_base) % 16 == 0) {
+        transpose::template load_vectors_to_blocked<vector_items<It>()>(warp, in + warp_base, items, slots);
+        return;
+      }
+    }
+    const unsigned lane = warp.thread_rank();
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < Items; ++j) {
+      const count_t i = warp_base + j * 32 + lane;
+      slots[transpose::padded(j * 32 + lane)] = T(in[i < n ? i : fill]);
+    }
+    warp.sync();
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k) items[k] = slots[transpose::padded(lane * Items + k)];
+  }
+
+  // The scans' outputs: the inclusive prefix's value, or init op the item before's,
+  // stored warp-striped through the warp's slots (free since the block scan's barriers).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Block, class Warp>
+  TILEKIT_HD void write_scan(const Block& block, const Warp& warp, shared_t& shared, const local_t (&items)[Items],
+                             const bool (&head)[Items], count_t warp_base, count_t first, unsigned rank, V* slots) const {
+    V outs[Items];
     if constexpr (Mode == by_key::inclusive_scan) {
       TILEKIT_UNROLL
-      for (unsigned k = 0; k < Items; ++k)
-        if (first + k < n) aggregates_out[first + k] = items[k].value;
+      for (unsigned k = 0; k < Items; ++k) outs[k] = items[k].value;
     } else {
       shared.last[rank] = items[Items - 1];
       block.sync();
@@ -174,11 +221,12 @@ struct by_key_kernel {
       V before = rank > 0 ? shared.last[rank - 1].value : first > 0 ? shared.chunk_prefix[0].value : init;
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
-        if (first + k >= n) break;
-        aggregates_out[first + k] = head[k] ? init : V(op(init, before));
+        outs[k] = head[k] ? init : V(op(init, before));
         before = items[k].value;
       }
     }
+    const count_t end = n - warp_base < count_t(32 * Items) ? n : warp_base + 32 * Items;
+    transpose::store_blocked(warp, outs, slots, aggregates_out, warp_base, end);
   }
 };
 
