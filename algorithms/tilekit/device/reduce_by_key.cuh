@@ -54,6 +54,39 @@ struct run_sum_op {  // associative (as op), not commutative
   }
 };
 
+// The look-back's chunk states of run_sum pairs whose value has at most 8 bytes: the
+// flag in the top two bits of a 64-bit word above the head count (below 2^62), the
+// value's bits in a second word, published and polled as one relaxed 16-byte access
+// (no fence, as chunk_states' pair layout, which a 16-byte run_sum is too wide for:
+// it would take the fenced one). Wider values: the fenced layout.
+template <class V>
+struct run_sum_states {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 4;  // one 16-byte word per chunk
+  static constexpr unsigned long long heads_mask = (1ull << 62) - 1;
+  unsigned* flags;
+  unsigned* values;  // as pairs of unsigned long long, one pair per chunk (16-byte aligned)
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const run_sum<V>& v) const {
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &v.value, sizeof(V));
+    Backend::store_relaxed_pair(word(chunk), (static_cast<unsigned long long>(flag) << 62) | static_cast<unsigned long long>(v.heads),
+                                bits);
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned poll(count_t chunk, run_sum<V>& v) const {
+    unsigned long long first = 0, bits = 0;
+    Backend::load_relaxed_pair(word(chunk), first, bits);
+    v.heads = static_cast<count_t>(first & heads_mask);
+    std::memcpy(static_cast<void*>(&v.value), &bits, sizeof(V));
+    return static_cast<unsigned>(first >> 62);
+  }
+  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + 2 * chunk; }
+};
+template <class V>
+using run_sum_states_t = stdx::conditional_t<sizeof(V) <= 8, run_sum_states<V>, chunk_states<run_sum<V>>>;
+
 enum class by_key { reduce, inclusive_scan, exclusive_scan };
 
 // The block scan's prefix callback: the chunk's pairs count heads in 32 bits (a chunk
@@ -85,7 +118,9 @@ struct by_key_kernel {
   using V = value_of<ValuesIn>;
   using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
   using local_t = run_sum<V, unsigned>;    // inside a chunk
+  using states_t = run_sum_states_t<V>;
   static constexpr unsigned Threads = reduce_by_key_tuning::threads, Items = reduce_by_key_tuning::items;
+  static constexpr unsigned MinBlocksPerSM = reduce_by_key_tuning::blocks_per_sm;  // the registers' bound
   static constexpr count_t chunk_items = count_t(Threads) * Items;
   using transpose = warp_transpose<Items>;
   static constexpr unsigned slot_bytes = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
@@ -105,7 +140,7 @@ struct by_key_kernel {
   Op op;
   V init;  // the exclusive scan's
   Eq eq;
-  chunk_states<pair_t> states;
+  states_t states;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -152,7 +187,7 @@ struct by_key_kernel {
       if (rank == 0) states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
     } else {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
-      using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>>;
+      using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>, states_t>;
       narrow_prefix<look_back_t, pair_t, local_t> prefix{look_back_t{block, states, chunk, pair_op, pair_t{}, false, patient},
                                                          &shared.chunk_prefix[0], rank};
       tilekit::inclusive_scan_prefix(block, items, items, pair_op, shared.scan, prefix);
@@ -251,7 +286,7 @@ template <class Body, class Launcher, class Make, class OnEmpty>
 typename Launcher::error_type run_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes, count_t n,
                                          bool args_ok, Make make, OnEmpty on_empty) {
   const count_t chunks = n > 0 ? (n + Body::chunk_items - 1) / Body::chunk_items : 0;
-  const auto storage = carve_chunk_states<typename Body::pair_t>(temp, chunks);
+  const auto storage = carve_chunk_states<typename Body::pair_t, typename Body::states_t>(temp, chunks);
   if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
