@@ -50,8 +50,8 @@ TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op o
 }
 
 // Two shapes, chosen by the dispatch from the segment count alone (the lengths are on the
-// device): a block per segment while there are too few segments to give most warps of
-// the device one (a long segment needs the whole block's loads in flight), else a warp
+// device): a block per segment while there are too few segments to keep the device busy
+// a warp each (a long segment needs the whole block's loads in flight), else a warp
 // per segment with no barrier at all (short segments: a block per segment spent most of
 // its time in the block reduce's barrier, 0.32x CUB on segments of 64 items). Either
 // way a grid of at most 2^31 - 1 blocks takes the rest in turn.
@@ -189,13 +189,14 @@ typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, 
   if (segments == 0) return launcher.success;
   if (detail::is_null(in) || detail::is_null(out) || detail::is_null(begins) || detail::is_null(ends))
     return launcher.invalid_value;
-  // A warp per segment once there are segments for most warps the device holds at once
-  // (the persistent grid below fills it); a block per segment below that.
+  // A warp per segment once there are segments for a sixteenth of the warps the device
+  // holds at once (the persistent grid below fills it); a block per segment below that.
+  // On the H200, 1024 segments of 1024 int32: 7.3 us a warp per segment, 9.8 us a block.
   constexpr unsigned warps_per_block = body_t::Threads / 32;
   using detail::count_t;
   const count_t sms = launcher.sm_count() ? count_t(launcher.sm_count()) : 1;
   const count_t resident_warps = sms * (2048 / body_t::Threads) * warps_per_block;
-  const bool by_warps = segments * 2 >= resident_warps;
+  const bool by_warps = segments * 16 >= resident_warps;
   const count_t wanted = by_warps ? detail::stdx::min<count_t>((segments + warps_per_block - 1) / warps_per_block,
                                                        resident_warps / warps_per_block)
                                   : segments;
