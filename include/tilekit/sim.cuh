@@ -18,6 +18,10 @@
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
+#include <tilekit/cluster/compact.cuh>
+#include <tilekit/cluster/histogram.cuh>
+#include <tilekit/cluster/reduce.cuh>
+#include <tilekit/cluster/scan.cuh>
 #include <tilekit/grid/chain.cuh>
 #include <tilekit/grid/dedup.cuh>
 #include <tilekit/grid/histogram.cuh>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/tilekit.cuh - the GPU side in one include: the groups, launch, and the
-// tile, block and grid levels of the five algorithms. The device level (kernels of
+// tile, block, cluster and grid levels of the five algorithms. The device level (kernels of
 // their own) is one header per algorithm: tilekit/device/*.cuh.
 #pragma once
 #include <tilekit/core/config.hpp>
@@ -13,6 +13,10 @@
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
+#include <tilekit/cluster/compact.cuh>
+#include <tilekit/cluster/histogram.cuh>
+#include <tilekit/cluster/reduce.cuh>
+#include <tilekit/cluster/scan.cuh>
 #include <tilekit/grid/chain.cuh>
 #include <tilekit/grid/dedup.cuh>
 #include <tilekit/grid/histogram.cuh>

@@ -77,6 +77,16 @@ struct gpu_backend {
     TK_CUDA_CHECK(tilekit::launch_cooperative(grid, block, 0, body, shared_bytes));
     TK_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  /// A launch in thread-block clusters of `cluster` blocks (tilekit::launch_cluster; sm_90).
+  template <class Body>
+  static void run_cluster(dim3_t grid, dim3_t block, dim3_t cluster, const Body& body, std::size_t shared_bytes = 0) {
+    TK_CUDA_CHECK(tilekit::launch_cluster(grid, block, cluster, 0, body, shared_bytes));
+    TK_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  /// Block sizes the cluster cases run (cases/cluster_level.hpp).
+  static constexpr unsigned cluster_min_threads = 64, cluster_max_threads = 1024;
+  /// Clusters per grid in the cluster cases.
+  static unsigned cluster_count(unsigned /*blocks*/) { return 8; }
   /// Where the device-wide algorithms' dispatch runs its kernels.
   static tilekit::gpu_launcher launcher() { return {}; }
   /// A launcher whose dispatch picks the fewest blocks it can (the simulator's pretends

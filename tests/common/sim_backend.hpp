@@ -68,6 +68,15 @@ struct sim_backend {
   static void run_cooperative(dim3_t grid, dim3_t block, const Body& body, std::size_t shared_bytes = 0) {
     tilekit::sim::launch_cooperative(grid, block, body, shared_bytes);
   }
+  /// A launch in thread-block clusters of `cluster` blocks (tilekit::sim::launch_cluster).
+  template <class Body>
+  static void run_cluster(dim3_t grid, dim3_t block, dim3_t cluster, const Body& body, std::size_t shared_bytes = 0) {
+    tilekit::sim::launch_cluster(grid, block, cluster, body, shared_bytes);
+  }
+  /// Block sizes the cluster cases run (fibers are slow: small blocks, a partial warp included).
+  static constexpr unsigned cluster_min_threads = 32, cluster_max_threads = 96;
+  /// Clusters per grid in the cluster cases: several, fewer of the big ones.
+  static unsigned cluster_count(unsigned blocks) { return blocks <= 4 ? 3 : 2; }
   /// Where the device-wide algorithms' dispatch runs its kernels.
   /// Many blocks in flight, so look-back meets tiles that have published only their aggregate.
   static tilekit::sim::launcher launcher() {

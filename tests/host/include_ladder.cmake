@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fails when a header includes one above it on the ladder: the framework (core, then
-# the gpu and sim backends) under the algorithms' levels tile -> block -> device ->
+# the gpu and sim backends) under the algorithms' levels tile -> block -> cluster -> grid -> device ->
 # multi / cub, with the public doors (include/tilekit/*.cuh) on top. A file may
 # include its own level and the levels below; the two backends never include each
 # other, nor do multi and cub.

@@ -47,6 +47,9 @@ if(BOOST_INCLUDE OR EXISTS /usr/include/boost/context/fiber.hpp)
   set(ordinary_reduce "#include <tilekit/sim.cuh>\nstruct body { void* m; template <class Ctx> void operator()(Ctx& ctx) const { auto b = ctx.template block<32>(); tilekit::grid_reduce_storage<int> s(m, 1); tilekit::reduce(ctx.grid(), b, 1, tilekit::plus{}, ctx.template shared<tilekit::reduce_storage<int, 32>>(), s); } };\nvoid f(void* m) { tilekit::sim::launch(1, 32, body{m}, 64); }")
   expect_error(${CXX} cpp sim_grid_reduce_ordinary_launch "${ordinary_reduce}"
     "need every block resident at once: launch with tilekit::launch_cooperative")
+  expect_error(${CXX} cpp sim_cluster_size
+    "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::cluster<17, 64> c; (void)c; }"
+    "sm_90 allows up to 8 blocks per cluster portably, 16 with the non-portable size")
   expect_error(${CXX} cpp sim_grid_sync_ordinary_launch
     "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::launch(2, 32, [](auto& ctx) { ctx.grid().sync(); }); }"
     "need every block resident at once: launch with tilekit::launch_cooperative")
@@ -60,6 +63,9 @@ if(CUDA)
   expect_error(${CUDA} cu gpu_block_size
     "#include <tilekit/tilekit.cuh>\n__global__ void k() { auto b = tilekit::this_block<2048>(); (void)b; }"
     "a thread block has at most 1024 threads")
+  expect_error(${CUDA} cu gpu_cluster_size
+    "#include <tilekit/tilekit.cuh>\n__global__ void k() { auto c = tilekit::this_cluster<17, 64>(); (void)c; }"
+    "sm_90 allows up to 8 blocks per cluster portably, 16 with the non-portable size")
   expect_error(${CUDA} cu gpu_match_size
     "#include <tilekit/tilekit.cuh>\n__global__ void k(short s) { auto t = tilekit::tiled_partition<32>(tilekit::this_block<64>()); t.match_any(s); }"
     "match_any / match_all compare 4- or 8-byte values")

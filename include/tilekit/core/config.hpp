@@ -39,6 +39,14 @@
 #  define TILEKIT_HAS_REDUX 0
 #endif
 
+// Thread-block clusters (cooperative_groups' cluster_group, distributed shared memory)
+// exist from sm_90 on; cooperative_groups defines _CG_HAS_CLUSTER_GROUP only then.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#  define TILEKIT_HAS_CLUSTER 1
+#else
+#  define TILEKIT_HAS_CLUSTER 0
+#endif
+
 #define TILEKIT_VERSION_MAJOR 0
 #define TILEKIT_VERSION_MINOR 1
 #define TILEKIT_VERSION_PATCH 0

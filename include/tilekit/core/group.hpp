@@ -4,8 +4,11 @@
 //
 //   basic_tile<N, Backend>        N lanes of one warp (N = 1, 2, 4, 8, 16, 32)
 //   basic_block<Threads, Backend> a thread block (Threads = 0: size known at run time only)
+//   basic_cluster<Blocks, Threads, Backend>  a thread-block cluster of Blocks blocks (sm_90):
+//                                 distributed shared memory and cluster.sync()
 //   basic_grid<Backend, Launch>   the whole grid, of a cooperative or an ordinary launch
-// tilekit::tile<N>, tilekit::block<Threads>, tilekit::grid_group (gpu/groups.cuh) and
+// tilekit::tile<N>, tilekit::block<Threads>, tilekit::cluster<Blocks, Threads>,
+// tilekit::grid_group (gpu/groups.cuh) and
 // tilekit::sim::tile<N> ... (sim/groups.hpp) are these classes over the GPU backend
 // and the simulator's. Lane masks returned by ballot / match_* are relative to the
 // tile: bit i is lane i of the tile. A tile shuffles any trivially copyable T as
@@ -17,6 +20,8 @@
 //              require(ok, what) (a precondition an algorithm checks: the simulator
 //              throws what, the GPU traps),
 //              num_blocks(), block_rank(), grid_dim(), grid_sync()
+//   cluster    cluster_block_rank(), cluster_blocks(), cluster_sync() (release / acquire over
+//              the cluster), map_shared_rank(p, rank), check_cluster_size(Blocks)
 //   warp       shfl<Kind, T>(mask, words, arg, width): a T's 32-bit words, each moved the same way,
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
@@ -33,7 +38,7 @@
 namespace tilekit {
 
 /// The rung of the ladder a group stands on.
-enum class group_level { tile, block, grid };
+enum class group_level { tile, block, cluster, grid };
 
 /// True when G, ignoring cv and reference, is a tile: its `level` is group_level::tile.
 template <class G>
@@ -41,6 +46,10 @@ inline constexpr bool is_tile_v = detail::remove_cvref_t<G>::level == group_leve
 /// True when G, ignoring cv and reference, is a block: its `level` is group_level::block.
 template <class G>
 inline constexpr bool is_block_v = detail::remove_cvref_t<G>::level == group_level::block;
+
+/// True when G, ignoring cv and reference, is a cluster: its `level` is group_level::cluster.
+template <class G>
+inline constexpr bool is_cluster_v = detail::remove_cvref_t<G>::level == group_level::cluster;
 
 /// The tile<N> of `parent` holding the calling thread, for the parent's backend
 /// (GPU or simulator): consecutive runs of N thread ranks.
@@ -77,6 +86,13 @@ struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigne
                                       decltype(B::fence()), decltype(B::pause(0u)),
                                       decltype(B::is_shared(nullptr)), decltype(B::wait_for_prior_grid()),
                                       decltype(B::allow_next_grid())>> : stdx::true_type {};
+template <class B, class = void>
+struct has_cluster_ops : stdx::false_type {};
+template <class B>
+struct has_cluster_ops<B, stdx::void_t<decltype(B::cluster_block_rank()), decltype(B::cluster_blocks()),
+                                       decltype(B::cluster_sync()),
+                                       decltype(B::map_shared_rank(static_cast<unsigned*>(nullptr), 0u)),
+                                       decltype(B::check_cluster_size(1u))>> : stdx::true_type {};
 }  // namespace detail
 
 /// Compiles only for a type that provides what the groups and algorithms call.
@@ -91,6 +107,9 @@ struct backend_contract {
   static_assert(detail::has_memory_ops<Backend>::value,
                 "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared, "
                 "wait_for_prior_grid and allow_next_grid");
+  static_assert(detail::has_cluster_ops<Backend>::value,
+                "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, map_shared_rank<T>(T*, rank) "
+                "and check_cluster_size (a backend without clusters acts as a cluster of one block)");
   /// Always true: naming it instantiates the checks above, so a Backend that lacks an
   /// operation fails to compile with a message naming the operations required.
   static constexpr bool value = true;
@@ -263,6 +282,77 @@ class basic_block {
   TILEKIT_EXEC_CHECK_DISABLE
   template <unsigned N>
   TILEKIT_HD basic_tile<N, Backend> partition() const { return basic_tile<N, Backend>(); }
+};
+
+/// A thread-block cluster (sm_90): Blocks blocks of Threads threads (Threads = 0: the
+/// block size known at run time only) that run at once, can address each other's
+/// shared memory (map_shared_rank) and meet at cluster.sync(). Threads are ranked
+/// block by block: thread_rank() = block_rank() * threads per block + rank in the block.
+/// @pre the launch's clusters have Blocks blocks (tilekit::launch_cluster,
+/// tilekit::sim::launch_cluster; the simulator checks, the GPU trusts) and its blocks
+/// Threads threads.
+template <unsigned Blocks, unsigned Threads, class Backend>
+class basic_cluster {
+  static_assert(Blocks >= 1 && Blocks <= 16,
+                "tilekit::cluster<Blocks, Threads>: Blocks must be 1..16: sm_90 allows up to 8 blocks per cluster "
+                "portably, 16 with the non-portable size (launch_cluster does that above 8)");
+  static_assert(Threads <= 1024, "tilekit::cluster<Blocks, Threads>: a thread block has at most 1024 threads");
+  static_assert(backend_contract<Backend>::value, "");
+
+ public:
+  /// The backend whose intrinsics the members call.
+  using backend = Backend;
+  /// group_level::cluster: how algorithms tell a cluster from a block or grid (is_cluster_v).
+  static constexpr group_level level = group_level::cluster;
+  /// Blocks in the cluster, as a constant expression.
+  static constexpr unsigned static_blocks = Blocks;
+  /// Threads per block at compile time (0 when known at run time only).
+  static constexpr unsigned static_size = Threads;
+  /// The block type of the cluster's blocks: what block() returns.
+  using block_type = basic_block<Threads, Backend>;
+
+  /// @pre the launch's clusters have Blocks blocks of Threads threads (the simulator
+  /// checks; the GPU trusts).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD basic_cluster() {
+    Backend::check_cluster_size(Blocks);
+    Backend::check_block_size(Threads);
+  }
+
+  /// Blocks in the cluster: Blocks.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD static constexpr unsigned num_blocks() { return Blocks; }
+  /// The calling block's rank in its cluster, 0 to Blocks - 1 (%cluster_ctarank: x fastest
+  /// over the block's position in the cluster, then y, then z).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned block_rank() const { return Backend::cluster_block_rank(); }
+  /// Threads in the cluster: Blocks times the threads per block.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned num_threads() const { return Blocks * threads_per_block(); }
+  /// This thread's rank in the cluster: block_rank() times the threads per block, plus its rank in the block.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned thread_rank() const { return block_rank() * threads_per_block() + Backend::block_thread_rank(); }
+  /// Cluster-wide barrier (barrier.cluster arrive.release + wait.acquire): every thread of
+  /// every block of the cluster waits here, and the shared-memory writes of every block
+  /// before it are visible to every block after it. @pre every thread of the cluster reaches it.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void sync() const { Backend::cluster_sync(); }
+  /// The address of the same shared-memory variable as p in block `rank` of the cluster
+  /// (distributed shared memory). @pre p points into the calling block's shared memory;
+  /// rank < Blocks; for a block other than the caller's, every block has passed one
+  /// cluster.sync() since the kernel started (it may not have started otherwise), and the
+  /// accesses end before that block exits (a cluster.sync() between them). The simulator
+  /// reports each violation.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class T>
+  TILEKIT_HD T* map_shared_rank(T* p, unsigned rank) const { return Backend::map_shared_rank(p, rank); }
+  /// The calling thread's block.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD block_type block() const { return block_type(); }
+
+ private:
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD static unsigned threads_per_block() { return Threads ? Threads : Backend::block_threads(); }
 };
 
 /// How a grid was launched, which decides what may be done across it:

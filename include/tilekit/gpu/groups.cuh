@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // tilekit/gpu/groups.cuh - the GPU backend, and the group types over it: tile<N>
-// (1..32 lanes of one warp), block<Threads>, grid_group (core/group.hpp).
+// (1..32 lanes of one warp), block<Threads>, cluster<Blocks, Threads> (sm_90),
+// grid_group (core/group.hpp).
 //
 //   auto block = tilekit::this_block<256>();
 //   auto warp  = tilekit::tiled_partition<32>(block);   // tilekit::tile<32>
@@ -136,6 +137,47 @@ struct gpu_backend {
   /// @pre a cooperative launch (tilekit::launch_cooperative); every thread of the grid calls it.
   __device__ static void grid_sync() { cg::this_grid().sync(); }
 
+  // ---- cluster (sm_90: cg::cluster_group; below sm_90 every block is a cluster of one)
+  /// The calling block's rank in its cluster (%cluster_ctarank); 0 below sm_90.
+  __device__ static unsigned cluster_block_rank() {
+#if TILEKIT_HAS_CLUSTER
+    return cg::this_cluster().block_rank();
+#else
+    return 0;
+#endif
+  }
+  /// Blocks in the calling block's cluster (1 in a launch without cluster dimensions, and below sm_90).
+  __device__ static unsigned cluster_blocks() {
+#if TILEKIT_HAS_CLUSTER
+    return cg::this_cluster().num_blocks();
+#else
+    return 1;
+#endif
+  }
+  /// A cluster barrier (barrier.cluster.arrive.release, then .wait.acquire): orders the
+  /// shared-memory accesses of every block of the cluster; __syncthreads below sm_90.
+  /// @pre every thread of the cluster reaches it.
+  __device__ static void cluster_sync() {
+#if TILEKIT_HAS_CLUSTER
+    cg::this_cluster().sync();
+#else
+    __syncthreads();
+#endif
+  }
+  /// The generic address of p's variable in the shared memory of block `rank` of the
+  /// cluster (mapa); below sm_90 p for rank 0, and a trap for any other rank.
+  template <class T>
+  __device__ static T* map_shared_rank(T* p, unsigned rank) {
+#if TILEKIT_HAS_CLUSTER
+    return cg::this_cluster().map_shared_rank(p, static_cast<int>(rank));
+#else
+    if (rank != 0) __trap();
+    return p;
+#endif
+  }
+  /// Does nothing on the GPU: cluster<Blocks> relies on its precondition (the simulator checks it).
+  __device__ static void check_cluster_size(unsigned) {}
+
   // ---- warp
   /// A T's words, each shuffled with the same pattern (in place).
   template <shfl_kind Kind, class T, unsigned W>
@@ -207,6 +249,10 @@ using tile = basic_tile<N, gpu_backend>;
 /// A thread block; Threads = 0: size known at run time only.
 template <unsigned Threads = 0>
 using block = basic_block<Threads, gpu_backend>;
+/// A thread-block cluster of Blocks blocks of Threads threads (Threads = 0: known at run
+/// time only): launch with tilekit::launch_cluster (sm_90).
+template <unsigned Blocks, unsigned Threads = 0>
+using cluster = basic_cluster<Blocks, Threads, gpu_backend>;
 /// The whole grid of a cooperative launch (tilekit::launch_cooperative): sync() and every grid algorithm.
 using grid_group = basic_grid<gpu_backend, grid_launch::cooperative>;
 /// The whole grid of an ordinary launch: no sync(); the chained grid algorithms only.
@@ -224,6 +270,13 @@ __device__ basic_grid<gpu_backend, Launch> this_grid() {
 template <unsigned Threads = 0>
 __device__ block<Threads> this_block() {
   return block<Threads>();
+}
+
+/// The calling thread's cluster, its sizes fixed at compile time.
+/// @pre a launch whose clusters have Blocks blocks (tilekit::launch_cluster) of Threads threads.
+template <unsigned Blocks, unsigned Threads = 0>
+__device__ cluster<Blocks, Threads> this_cluster() {
+  return cluster<Blocks, Threads>();
 }
 
 }  // namespace tilekit

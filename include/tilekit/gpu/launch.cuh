@@ -10,6 +10,7 @@
 //   };
 //   tilekit::launch(grid, block, stream, body{...}, shared_bytes);   // GPU
 //   tilekit::sim::launch(grid, block, body{...}, shared_bytes);      // CPU
+//   tilekit::launch_cluster(grid, block, cluster, stream, body{...}, shared_bytes);  // sm_90 clusters
 //
 // The body is called once per thread with a context: ctx.block() is the block
 // group, ctx.shared<T>() the block's dynamic shared memory viewed as a T,
@@ -40,6 +41,10 @@ class gpu_context {
   /// The whole grid, as launched: under launch_cooperative every grid algorithm and
   /// sync(); under launch the chained ones only (the others do not compile).
   __device__ basic_grid<gpu_backend, Launch> grid() const { return basic_grid<gpu_backend, Launch>(); }
+  /// The calling thread's cluster of Blocks blocks of Threads threads.
+  /// @pre launched by launch_cluster with clusters of Blocks blocks (sm_90).
+  template <unsigned Blocks, unsigned Threads>
+  __device__ tilekit::cluster<Blocks, Threads> cluster() const { return tilekit::cluster<Blocks, Threads>(); }
 
   /// The dynamic shared memory of this block as a T (16-byte aligned).
   /// @pre the launch asked for at least sizeof(T) bytes of shared memory.
@@ -117,6 +122,39 @@ cudaError_t launch_cooperative(dim3 grid, dim3 block, cudaStream_t stream, const
   void* args[] = {const_cast<Body*>(&body)};
   return cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&detail::body_kernel<Body, grid_launch::cooperative>), grid, block, args,
                                      shared_bytes, stream);
+}
+
+/// As launch, in thread-block clusters of cluster blocks (sm_90): the blocks of a
+/// cluster run at once, and the body's ctx.cluster<Blocks, Threads>() addresses their
+/// shared memory and meets at cluster.sync(). Clusters of more than 8 blocks get the
+/// kernel's non-portable cluster size allowed first (sm_90: up to 16). Returns
+/// cudaErrorInvalidValue, launching nothing, when a cluster extent is 0 or does not
+/// divide the grid's, or the cluster has more than 16 blocks; otherwise the launch's error.
+template <class Body>
+cudaError_t launch_cluster(dim3 grid, dim3 block, dim3 cluster, cudaStream_t stream, const Body& body,
+                           std::size_t shared_bytes = 0) {
+  const unsigned long long blocks = 1ull * cluster.x * cluster.y * cluster.z;
+  if (blocks == 0 || blocks > 16 || grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
+    return cudaErrorInvalidValue;
+  if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
+    return e;
+  auto* kernel = &detail::body_kernel<Body, grid_launch::ordinary>;
+  if (blocks > 8)
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1); e != cudaSuccess)
+      return e;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = cluster.x;
+  attribute[0].val.clusterDim.y = cluster.y;
+  attribute[0].val.clusterDim.z = cluster.z;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, body);
 }
 
 namespace detail {

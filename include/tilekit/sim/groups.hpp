@@ -170,6 +170,30 @@ struct backend {
   /// thread exits without reaching it.
   static void grid_sync() { rt().grid_barrier(); }
 
+  // ---- cluster (launch_cluster; any other launch: clusters of one block)
+  /// The calling block's rank in its cluster (x fastest over its position in the cluster, then y, then z).
+  static unsigned cluster_block_rank() { return rt().self().blk->cluster_rank; }
+  /// Blocks per cluster of the launch (1 outside launch_cluster).
+  static unsigned cluster_blocks() { return rt().cluster_blocks(); }
+  /// Cluster barrier (cluster.sync()); an error if a thread of the cluster exits without reaching it.
+  static void cluster_sync() { rt().cluster_barrier(); }
+  /// The address of p's variable in block `rank` of the cluster; misuse (a rank past the
+  /// cluster, p outside the caller's shared memory, a block that exited, a remote block
+  /// before the first cluster.sync()) throws tilekit::sim::error.
+  template <class T>
+  static T* map_shared_rank(T* p, unsigned rank) {
+    return reinterpret_cast<T*>(rt().map_shared_rank(static_cast<const void*>(p), rank));
+  }
+  /// Throws tilekit::sim::error if the launch's clusters do not have `blocks` blocks.
+  static void check_cluster_size(unsigned blocks) {
+    const unsigned n = rt().cluster_blocks();
+    if (n != blocks)
+      throw error("tilekit::sim: cluster<" + std::to_string(blocks) + "> used in a launch whose clusters have " +
+                  std::to_string(n) + " block" + (n == 1 ? "" : "s") +
+                  "; launch with tilekit::sim::launch_cluster(grid, block, cluster, body, ...) and a cluster of " +
+                  std::to_string(blocks) + " blocks");
+  }
+
   // ---- warp: a T's 32-bit words, as the GPU's tile shuffles them; one simulated
   // collective moves them all (the trace shows them as the T they hold).
   /// PTX shfl.sync of Kind on each of the W words in place, among the lanes of mask, with
@@ -222,6 +246,10 @@ using tile = basic_tile<N, backend>;
 /// A thread block in the simulator; Threads = 0: size known at run time only.
 template <unsigned Threads = 0>
 using block = basic_block<Threads, backend>;
+/// A thread-block cluster of Blocks blocks in the simulator (launch_cluster); Threads = 0:
+/// block size known at run time only.
+template <unsigned Blocks, unsigned Threads = 0>
+using cluster = basic_cluster<Blocks, Threads, backend>;
 /// The grid of a cooperative launch (launch_cooperative): sync() and every grid algorithm.
 using grid_group = basic_grid<backend, grid_launch::cooperative>;
 /// The grid of an ordinary launch (launch): no sync(); the chained grid algorithms only.
@@ -241,6 +269,10 @@ class basic_context {
   /// The grid, as launched: under launch_cooperative every grid algorithm and sync();
   /// under launch the chained ones only (the others do not compile).
   basic_grid<backend, Launch> grid() const { return basic_grid<backend, Launch>(); }
+  /// The calling thread's cluster as cluster<Blocks, Threads>; throws tilekit::sim::error if the
+  /// launch's clusters do not have Blocks blocks (launch_cluster) or its blocks Threads threads.
+  template <unsigned Blocks, unsigned Threads>
+  sim::cluster<Blocks, Threads> cluster() const { return sim::cluster<Blocks, Threads>(); }
 
   /// The block's dynamic shared memory as a T; an error if the launch gave fewer than sizeof(T) bytes.
   template <class T>
@@ -260,11 +292,11 @@ using context = basic_context<grid_launch::ordinary>;
 namespace detail {
 // Runs body(ctx) with the context of a Launch launch once per simulated thread.
 template <grid_launch Launch, class Body>
-void run_launch(dim3 grid, dim3 block, Body& body, const options& opt) {
+void run_launch(dim3 grid, dim3 block, Body& body, const options& opt, dim3 cluster = dim3()) {
   runtime rt(grid, block, opt, [&body](sim_thread&) {
     basic_context<Launch> ctx;
     body(ctx);
-  });
+  }, cluster);
   rt.run();
 }
 }  // namespace detail
@@ -301,6 +333,26 @@ void launch_cooperative(dim3 grid, dim3 block, Body&& body, std::size_t shared_b
   options opt;
   opt.shared_bytes = shared_bytes;
   launch_cooperative(grid, block, std::forward<Body>(body), opt);
+}
+
+/// As launch, in thread-block clusters of `cluster` blocks (tilekit::launch_cluster on the
+/// GPU): the blocks of a cluster are resident together (one whole cluster even if it has
+/// more blocks than options.resident_blocks), their shared memory stays addressable until the
+/// whole cluster has finished, and ctx.cluster<Blocks, Threads>() has map_shared_rank and
+/// sync(). Throws tilekit::sim::error if a cluster extent is 0 or does not divide the grid's, or
+/// the cluster has more than 16 blocks (on the GPU more than 8 need the non-portable size,
+/// which tilekit::launch_cluster asks for).
+template <class Body>
+void launch_cluster(dim3 grid, dim3 block, dim3 cluster, Body&& body, const options& opt) {
+  detail::run_launch<grid_launch::ordinary>(grid, block, body, opt, cluster);
+}
+
+/// launch_cluster with default options, but shared_bytes of dynamic shared memory per block.
+template <class Body>
+void launch_cluster(dim3 grid, dim3 block, dim3 cluster, Body&& body, std::size_t shared_bytes = 0) {
+  options opt;
+  opt.shared_bytes = shared_bytes;
+  launch_cluster(grid, block, cluster, std::forward<Body>(body), opt);
 }
 
 /// The simulator's counterpart of tilekit::gpu_launcher: the device-wide

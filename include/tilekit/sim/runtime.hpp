@@ -8,6 +8,10 @@
 // threads in rank order); a thread runs until it reaches a warp collective, a
 // block barrier, an atomic or a spin-wait. A collective completes when the last
 // lane named in its mask arrives: that lane computes every lane's result.
+// A launch in thread-block clusters (launch_cluster) makes the blocks of a cluster
+// resident together, keeps each block's shared memory alive until its whole cluster
+// has finished, and checks distributed shared-memory accesses (map_shared_rank) and
+// cluster barriers.
 // Plain C++17: no CUDA toolkit needed.
 #pragma once
 #include <boost/context/fiber.hpp>
@@ -167,9 +171,10 @@ struct collective {
 };
 
 struct block_state;
+struct cluster_state;
 
 struct sim_thread {
-  enum class state { runnable, collective, barrier, grid_barrier, done };
+  enum class state { runnable, collective, barrier, grid_barrier, cluster_barrier, done };
   block_state* blk = nullptr;
   unsigned rank = 0;  // linear rank in the block
   dim3 index;         // threadIdx
@@ -191,12 +196,29 @@ struct warp_state {
 struct block_state {
   dim3 index;
   std::uint64_t linear = 0;
+  std::shared_ptr<cluster_state> cluster;  // the blocks resident with it (itself alone outside launch_cluster)
+  unsigned cluster_rank = 0;               // its rank in the cluster
   std::vector<sim_thread> threads;
   std::vector<warp_state> warps;
   std::vector<unsigned char> shared;
   unsigned at_barrier = 0;
   unsigned finished = 0;
   bool started = false;
+};
+
+/// The blocks of one cluster, resident together; each block's state stays alive
+/// (so its shared memory stays addressable) until every block of the cluster has finished.
+struct cluster_state {
+  dim3 index;                        // the cluster's index in the grid, in clusters
+  std::vector<block_state*> blocks;  // by rank in the cluster
+  std::uint64_t threads = 0;         // threads of every block
+  std::uint64_t at_barrier = 0;      // threads waiting in cluster.sync()
+  std::uint64_t exited = 0;          // threads that have exited
+  std::uint64_t syncs = 0;           // completed cluster barriers
+  unsigned finished_blocks = 0;      // blocks whose every thread has exited
+  // mapped[r]: bit q set when block q mapped block r's shared memory (r != q) since the
+  // last completed cluster barrier.
+  std::vector<unsigned> mapped;
 };
 
 inline std::string hex(unsigned m) {
@@ -238,6 +260,12 @@ inline std::string describe(op k, unsigned mask, unsigned width) {
 inline std::string block_name(const block_state& b) {
   std::ostringstream s;
   s << "block (" << b.index.x << "," << b.index.y << "," << b.index.z << ")";
+  return s.str();
+}
+
+inline std::string cluster_name(const cluster_state& c) {
+  std::ostringstream s;
+  s << "cluster (" << c.index.x << "," << c.index.y << "," << c.index.z << ")";
   return s.str();
 }
 
@@ -287,9 +315,21 @@ class runtime {
  public:
   using entry_fn = std::function<void(sim_thread&)>;
 
-  runtime(dim3 grid, dim3 block, const options& opt, entry_fn entry)
-      : grid_(grid), block_(block), opt_(opt), entry_(std::move(entry)) {
+  /// cluster: the extents of a thread-block cluster in blocks (launch_cluster); 1x1x1 otherwise.
+  runtime(dim3 grid, dim3 block, const options& opt, entry_fn entry, dim3 cluster = dim3())
+      : grid_(grid), block_(block), cluster_(cluster), opt_(opt), entry_(std::move(entry)) {
     if (grid.count() == 0) throw error("tilekit::sim::launch: the grid is empty (a dimension is 0)");
+    if (cluster.count() == 0)
+      throw error("tilekit::sim::launch_cluster: a cluster extent is 0; give each of x, y and z at least 1 block");
+    if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
+      throw error("tilekit::sim::launch_cluster: the cluster (" + std::to_string(cluster.x) + "," + std::to_string(cluster.y) +
+                  "," + std::to_string(cluster.z) + ") does not divide the grid (" + std::to_string(grid.x) + "," +
+                  std::to_string(grid.y) + "," + std::to_string(grid.z) +
+                  ") in every dimension; make each grid extent a multiple of the cluster's");
+    if (cluster.count() > 16)
+      throw error("tilekit::sim::launch_cluster: a cluster of " + std::to_string(cluster.count()) +
+                  " blocks; sm_90 allows at most 16 (8 portably; tilekit::launch_cluster asks for the non-portable size "
+                  "above 8)");
     if (block.count() == 0 || block.count() > 1024)
       throw error("tilekit::sim::launch: a block needs 1 to 1024 threads, got " + std::to_string(block.count()));
     if (opt.resident_blocks == 0) throw error("tilekit::sim::launch: options.resident_blocks must be at least 1");
@@ -318,6 +358,8 @@ class runtime {
   }
   sim_thread& self() { return *running_; }
   unsigned block_threads() const { return static_cast<unsigned>(block_.count()); }
+  /// Blocks per cluster (1 outside launch_cluster).
+  unsigned cluster_blocks() const { return static_cast<unsigned>(cluster_.count()); }
   const dim3& grid_dim() const { return grid_; }
   const dim3& block_dim() const { return block_; }
   std::size_t shared_bytes() const { return opt_.shared_bytes; }
@@ -334,11 +376,14 @@ class runtime {
       explicit scope(runtime* rt) : prev(current()) { current() = rt; }
       ~scope() { current() = prev; }
     } in_launch(this);
-    const std::uint64_t blocks = grid_.count();
+    const std::uint64_t clusters = grid_.count() / cluster_.count(), per_cluster = cluster_.count();
     unsigned idle_rounds = 0;
     try {
       for (;;) {
-        while (resident_.size() < opt_.resident_blocks && next_block_ < blocks) resident_.push_back(make_block(next_block_++));
+        // Whole clusters in cluster order (blocks in index order when clusters are of one block);
+        // one cluster is admitted even if it has more blocks than options.resident_blocks.
+        while (next_cluster_ < clusters && (resident_.empty() || resident_.size() + per_cluster <= opt_.resident_blocks))
+          admit_cluster(next_cluster_++);
         if (resident_.empty()) break;
         bool ran = false, only_spins = true;
         const std::uint64_t epoch = epoch_;
@@ -354,7 +399,7 @@ class runtime {
         }
         const auto before = resident_.size();
         resident_.erase(std::remove_if(resident_.begin(), resident_.end(),
-                                       [](const auto& b) { return b->finished == b->threads.size(); }),
+                                       [](const auto& b) { return b->cluster->finished_blocks == b->cluster->blocks.size(); }),
                         resident_.end());
         if (!ran && resident_.size() == before) throw error(deadlock_report());
         // Every thread that ran only re-read memory nothing wrote: a spin-wait that cannot end.
@@ -489,6 +534,61 @@ class runtime {
     switch_to_scheduler();
   }
 
+  /// Cluster-wide barrier (cluster.sync()): every thread of every block of the cluster.
+  void cluster_barrier() {
+    sim_thread& t = self();
+    cluster_state& c = *t.blk->cluster;
+    if (c.exited > 0)
+      throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) + " reaches cluster.sync(), but " +
+                  exited_in(c) + " exited without reaching it; cluster.sync() must be reached by every thread of every "
+                  "block of the cluster");
+    if (++c.at_barrier == c.threads) {
+      c.at_barrier = 0;
+      ++c.syncs;
+      std::fill(c.mapped.begin(), c.mapped.end(), 0u);  // remote accesses before the barrier are finished
+      ++epoch_;
+      for (block_state* b : c.blocks)
+        for (auto& o : b->threads)
+          if (o.st == sim_thread::state::cluster_barrier) o.st = sim_thread::state::runnable;
+      if (trace_) trace_out() << "[sim] " << cluster_name(c) << ": cluster barrier, " << c.threads << " threads\n";
+      if (svg_) svg_->barrier(cluster_name(c) + ": cluster barrier, " + std::to_string(c.threads) + " threads", false, true);
+      return;
+    }
+    t.st = sim_thread::state::cluster_barrier;
+    t.waits_in = "cluster.sync()";
+    switch_to_scheduler();
+  }
+
+  /// map_shared_rank: the address in block `rank` of the calling thread's cluster of what p
+  /// addresses in the calling block's shared memory. Checks the CUDA programming guide's
+  /// rules for distributed shared memory.
+  unsigned char* map_shared_rank(const void* p, unsigned rank) {
+    sim_thread& t = self();
+    block_state& own = *t.blk;
+    cluster_state& c = *own.cluster;
+    const auto* q = static_cast<const unsigned char*>(p);
+    const std::string who = "tilekit::sim: " + block_name(own) + ", thread " + std::to_string(t.rank) + ": map_shared_rank(";
+    if (rank >= c.blocks.size())
+      throw error(who + "p, " + std::to_string(rank) + "): the cluster has " + std::to_string(c.blocks.size()) +
+                  " blocks (ranks 0.." + std::to_string(c.blocks.size() - 1) + ")");
+    if (own.shared.empty() || q < own.shared.data() || q >= own.shared.data() + own.shared.size())
+      throw error(who + "p, " + std::to_string(rank) + "): p is not in the calling block's shared memory (" +
+                  std::to_string(own.shared.size()) +
+                  " bytes from ctx.shared); map the address of a variable in its own block's shared memory");
+    block_state& target = *c.blocks[rank];
+    if (rank != own.cluster_rank) {
+      if (target.finished == target.threads.size())
+        throw error(who + "p, " + std::to_string(rank) + "): " + block_name(target) + " (rank " + std::to_string(rank) +
+                    " of " + cluster_name(c) + ") has exited; its shared memory is gone");
+      if (c.syncs == 0)
+        throw error(who + "p, " + std::to_string(rank) + ") before the first cluster.sync() of " + cluster_name(c) +
+                    ": block " + std::to_string(rank) + " may not have started: call cluster.sync() once before the first "
+                    "remote access");
+      c.mapped[rank] |= 1u << own.cluster_rank;
+    }
+    return target.shared.data() + (q - own.shared.data());
+  }
+
   bool is_shared(const void* p) {
     const auto& s = self().blk->shared;
     const auto* c = static_cast<const unsigned char*>(p);
@@ -505,6 +605,27 @@ class runtime {
   }
 
  private:
+  // Makes the blocks of cluster number n (x fastest over the grid's clusters) resident, in
+  // rank order: rank r is the block at x = r % cx, y = r / cx % cy, z = r / (cx * cy) in the cluster.
+  void admit_cluster(std::uint64_t n) {
+    auto c = std::make_shared<cluster_state>();
+    const std::uint64_t cx = grid_.x / cluster_.x, cy = grid_.y / cluster_.y;
+    c->index = dim3(static_cast<unsigned>(n % cx), static_cast<unsigned>(n / cx % cy), static_cast<unsigned>(n / (cx * cy)));
+    const unsigned count = cluster_blocks();
+    c->mapped.assign(count, 0u);
+    for (unsigned r = 0; r < count; ++r) {
+      const std::uint64_t x = std::uint64_t(c->index.x) * cluster_.x + r % cluster_.x;
+      const std::uint64_t y = std::uint64_t(c->index.y) * cluster_.y + r / cluster_.x % cluster_.y;
+      const std::uint64_t z = std::uint64_t(c->index.z) * cluster_.z + r / (cluster_.x * cluster_.y);
+      auto b = make_block(x + grid_.x * (y + std::uint64_t(grid_.y) * z));
+      b->cluster = c;
+      b->cluster_rank = r;
+      c->blocks.push_back(b.get());
+      c->threads += b->threads.size();
+      resident_.push_back(std::move(b));
+    }
+  }
+
   std::unique_ptr<block_state> make_block(std::uint64_t linear) {
     auto b = std::make_unique<block_state>();
     b->linear = linear;
@@ -590,9 +711,43 @@ class runtime {
     if (grid_at_barrier_ > 0)
       throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
                   " exited without reaching grid.sync(), where " + std::to_string(grid_at_barrier_) + " threads wait");
+    cluster_state& c = *b.cluster;
+    if (c.at_barrier > 0)
+      throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
+                  " exited without reaching cluster.sync(), where " + std::to_string(c.at_barrier) + " of " +
+                  std::to_string(c.threads) + " threads of " + cluster_name(c) + " wait");
     t.st = sim_thread::state::done;
     ++b.finished;
+    ++c.exited;
     ++epoch_;
+    if (b.finished == b.threads.size()) block_exits(b);
+  }
+
+  // The last thread of block b has exited. Its shared memory stays allocated until the
+  // whole cluster has finished, but holds garbage from now on (a remote read after the
+  // exit shows in results); a block of the cluster still running that mapped it since
+  // the last cluster barrier may still access it: an error.
+  void block_exits(block_state& b) {
+    cluster_state& c = *b.cluster;
+    const unsigned users = c.mapped[b.cluster_rank];
+    for (unsigned q = 0; q < c.blocks.size(); ++q) {
+      const block_state& o = *c.blocks[q];
+      if (((users >> q) & 1) && o.finished < o.threads.size())
+        throw error("tilekit::sim: " + block_name(b) + " (rank " + std::to_string(b.cluster_rank) + " of " + cluster_name(c) +
+                    ") exits while " + block_name(o) + " (rank " + std::to_string(q) +
+                    "), still running, has mapped its shared memory since the last cluster.sync(): finish remote "
+                    "accesses with cluster.sync() before a block exits");
+    }
+    if (c.blocks.size() > 1) std::fill(b.shared.begin(), b.shared.end(), static_cast<unsigned char>(0xA5));
+    ++c.finished_blocks;
+  }
+
+  // "threads 3,4 of block (1,0,0)" for each block of the cluster with exited threads.
+  static std::string exited_in(const cluster_state& c) {
+    std::string s;
+    for (const block_state* b : c.blocks)
+      if (b->finished > 0) s += (s.empty() ? "" : "; ") + std::string("in ") + block_name(*b) + " threads " + finished_threads(*b);
+    return s + (s.empty() ? "" : " have");
   }
 
   template <class Where>
@@ -624,8 +779,10 @@ class runtime {
     s << "tilekit::sim: livelock: for " << spin_round_limit
       << " rounds every running thread only re-read memory that no store, atomic, collective or barrier changed "
          "(a spin-wait that cannot end).";
-    if (next_block_ < grid_.count())
-      s << " Blocks " << next_block_ << ".." << grid_.count() - 1 << " are not resident yet (options.resident_blocks = "
+    const std::uint64_t clusters = grid_.count() / cluster_.count();
+    if (next_cluster_ < clusters)
+      s << (cluster_.count() == 1 ? " Blocks " : " Clusters ") << next_cluster_ << ".." << clusters - 1
+        << " are not resident yet (options.resident_blocks = "
         << opt_.resident_blocks << "): a block may wait for an earlier block, not for a later one.";
     return s.str() + where_threads_are();
   }
@@ -650,6 +807,7 @@ class runtime {
           case sim_thread::state::done: s << "exited"; break;
           case sim_thread::state::barrier: s << "wait at the block barrier"; break;
           case sim_thread::state::grid_barrier: s << "wait in grid.sync()"; break;
+          case sim_thread::state::cluster_barrier: s << "wait in cluster.sync() of " << cluster_name(*b->cluster); break;
           case sim_thread::state::collective: s << "wait in warp collective " << t.waits_in; break;
           case sim_thread::state::runnable: s << (t.spinning ? "spin on a load" : "runnable"); break;
         }
@@ -822,7 +980,7 @@ class runtime {
     }
   }
 
-  dim3 grid_, block_;
+  dim3 grid_, block_, cluster_;
   options opt_;
   entry_fn entry_;
   bool trace_ = false;
@@ -830,7 +988,7 @@ class runtime {
   std::unique_ptr<svg_trace> svg_;  // set when the launch draws an SVG trace
   sim_thread* running_ = nullptr;
   std::vector<std::unique_ptr<block_state>> resident_;
-  std::uint64_t next_block_ = 0;
+  std::uint64_t next_cluster_ = 0;  // clusters admitted so far (blocks, outside launch_cluster)
   std::uint64_t epoch_ = 0;  // counts events that can end a wait
   std::uint64_t grid_at_barrier_ = 0;
   std::exception_ptr failure_;

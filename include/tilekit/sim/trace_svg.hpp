@@ -93,8 +93,9 @@ class svg_trace {
     rows_.push_back(std::move(r));
   }
 
-  /// A barrier row; label says which (the text trace's words).
-  void barrier(std::string label, bool grid) {
+  /// A barrier row; label says which (the text trace's words); grid: a grid barrier,
+  /// cluster: a cluster barrier (cluster.sync()), neither: a block barrier.
+  void barrier(std::string label, bool grid, bool cluster = false) {
     if (full()) {
       ++omitted_barriers_;
       return;
@@ -102,6 +103,7 @@ class svg_trace {
     row r;
     r.barrier = true;
     r.grid = grid;
+    r.cluster = cluster;
     r.label = std::move(label);
     rows_.push_back(std::move(r));
   }
@@ -172,9 +174,9 @@ class svg_trace {
     for (std::size_t i = 0; i < rows_.size(); ++i) {
       const row& r = rows_[i];
       if (r.barrier) {
-        o << "<g data-row=\"" << i << "\" data-kind=\"" << (r.grid ? "grid barrier" : "barrier") << "\">"
+        o << "<g data-row=\"" << i << "\" data-kind=\"" << (r.grid ? "grid barrier" : r.cluster ? "cluster barrier" : "barrier") << "\">"
           << "<rect x=\"" << margin << "\" y=\"" << y + 3 << "\" width=\"" << width - 2 * margin << "\" height=\""
-          << barrier_h - 6 << "\" fill=\"" << (r.grid ? "#f4c7c3" : "#fde8c8") << "\"/>"
+          << barrier_h - 6 << "\" fill=\"" << (r.grid ? "#f4c7c3" : r.cluster ? "#e4d4f4" : "#fde8c8") << "\"/>"
           << "<text x=\"" << width / 2 << "\" y=\"" << y + barrier_h / 2 + 4 << "\" text-anchor=\"middle\">"
           << xml_escape(r.label) << "</text></g>\n";
         y += barrier_h;
@@ -257,7 +259,7 @@ class svg_trace {
 
  private:
   struct row {
-    bool barrier = false, grid = false;
+    bool barrier = false, grid = false, cluster = false;
     std::string label;
     trace_step step;
   };
