@@ -57,7 +57,7 @@ template <class T, class Op>
 void check_device_reduce_type(Op op, T init, const char* what) {
   auto g = rng_for(next_salt());
   const std::size_t max_n = ::backend::device_max_items();
-  const std::int64_t tile = tilekit::detail::reduce_shape<const T*>::chunk;
+  const std::int64_t tile = tilekit::detail::reduce_shape<const T*, tilekit::reduce_tuning::threads>::chunk;
   std::vector<T> data = random_vector<T>(max_n + 8, g);
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 4)
     for (auto& x : data) x = static_cast<T>(x % 1000);  // sums stay far from overflow
@@ -152,19 +152,22 @@ struct mat_add {
 // earlier call (different data and sizes here, so a stale total changes the result).
 template <class Launcher>
 void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const char* grids) {
-  const std::size_t max_n = ::backend::device_max_items();
+  // Past what one block or one cluster of wide blocks reads (no storage there): a few
+  // full chunks and 5 items more, so the last block has only those 5 and polls while
+  // the others still work (a stale total would be taken then).
+  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk);
+  const std::size_t wide = std::size_t(tilekit::reduce_tuning::cluster_blocks) *
+                           std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::wide_threads>::chunk);
+  const std::size_t max_n = std::max(::backend::device_max_items(), wide + 8 * chunk);
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
                                        std::int64_t(max_n), static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
                                        std::uint64_t(0)) == launcher.success);
   dbuf<unsigned char> temp(bytes, 0xCD);
-  // A few full chunks and 5 items more: the last block has only those 5, so it polls
-  // while the others still work (a stale total would be taken then).
-  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*>::chunk);
   for (int call = 0; call < 8; ++call) {
     const std::size_t n = call % 4 == 0 ? max_n
                           : call % 4 == 1 ? max_n / 2 + std::size_t(g() % (max_n / 2))
-                                          : std::size_t(call) * chunk + 5;
+                                          : wide + std::size_t(call) * chunk + 5;
     std::vector<std::uint64_t> data = random_vector<std::uint64_t>(n, g);  // sums wrap, as unsigned
     dbuf<std::uint64_t> in(data), out(1, poison<std::uint64_t>());
     std::size_t have = bytes;

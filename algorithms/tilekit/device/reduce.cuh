@@ -101,13 +101,13 @@ inline constexpr bool is_arg_extremum_v<arg_extremum<Max>> = true;
 
 namespace detail {
 
-template <class In, class Tuning = reduce_tuning>
+template <class In, unsigned Threads, class Tuning = reduce_tuning>
 struct reduce_shape {
   using source = vector_source<In>;
   static constexpr bool vectors = vector_loadable_v<typename source::pointer>;
   static constexpr unsigned vec = vector_items<typename source::pointer>();
   static constexpr unsigned items = vectors ? Tuning::vectors * vec : Tuning::scalar_items;
-  static constexpr count_t chunk = count_t(Tuning::threads) * items;
+  static constexpr count_t chunk = count_t(Threads) * items;
 };
 
 template <unsigned Threads, class In, class Out, class T, class Op>
@@ -116,7 +116,10 @@ struct reduce_kernel {
   static_assert(stdx::is_trivially_copyable<T>::value,
                 "tilekit::device::reduce: the accumulator type (init's) must be trivially copyable: block totals pass "
                 "through global memory");
-  using shape = reduce_shape<In>;
+  using shape = reduce_shape<In, Threads>;
+  using value_type = T;
+  using op_type = Op;
+  static constexpr unsigned threads = Threads;
   static constexpr unsigned tail_batch = 4;  // tail loads in flight per thread before they are combined (item(0..3) below)
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
@@ -182,18 +185,14 @@ struct reduce_kernel {
     return T(in[i < head ? i : head + whole_chunks * shape::chunk + (i - head)]);
   }
 
+  // Block b of `blocks` folds its chunks (and the head and tail past them, if it is the
+  // block next in line) and reduces them as a block: the total in every thread, and in
+  // `valid` how many threads had items (a prefix of the block; 0 for a block without any).
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<Threads>();
-    using be = typename decltype(block)::backend;
-    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
+  template <class Block>
+  TILEKIT_HD T block_total(const Block& block, reduce_storage<T, Threads>& s, count_t b, count_t blocks,
+                           unsigned& valid) const {
     const unsigned rank = block.thread_rank();
-    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
-    if (n == 0) {
-      if (rank == 0) *out = init;
-      return;
-    }
     T acc = init;
     bool have = false;
     for (count_t t = b; t < whole_chunks; t += blocks) {
@@ -204,7 +203,8 @@ struct reduce_kernel {
     // The head and the tail past the full chunks go to the block next in line; each
     // thread loads a batch of its items before combining any (independent loads).
     const count_t rest = n - whole_chunks * shape::chunk;
-    if (rest > 0 && b == whole_chunks % blocks) {
+    const bool takes_rest = rest > 0 && b == whole_chunks % blocks;
+    if (takes_rest) {
       for (count_t first = rank; first < rest; first += count_t(tail_batch) * Threads) {
         auto item = [&](unsigned k) {  // past rest: the last item again, loaded but not used
           return rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);
@@ -218,9 +218,28 @@ struct reduce_kernel {
           }
       }
     }
-    // Threads with items are a prefix of the block: all of them, or the first `rest`.
-    const unsigned valid = b < whole_chunks || rest >= count_t(Threads) ? Threads : unsigned(rest);
-    const T total = valid == Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
+    // Threads with items are a prefix of the block: all of them, the first `rest`, or none.
+    valid = b < whole_chunks || (takes_rest && rest >= count_t(Threads)) ? Threads : takes_rest ? unsigned(rest) : 0u;
+    if (valid == 0) return acc;
+    return valid == Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
+  }
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
+    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
+    const unsigned rank = block.thread_rank();
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
+    if (n == 0) {
+      if (rank == 0) *out = init;
+      return;
+    }
+    unsigned valid = 0;  // (every block of this grid has items: the dispatch gives it at most `units` blocks)
+    const T total = block_total(block, s, b, blocks, valid);
+    T acc = total;
+    bool have = false;
     if (blocks == 1) {
       if (rank == 0) *out = op(init, total);
       return;
@@ -283,6 +302,43 @@ struct reduce_kernel {
     block.sync();  // every thread has read the first reduce's result from s before s is reused
     const T others = tilekit::reduce(block, acc, op, s, count);
     if (rank == 0) *out = op(init, op(others, total));
+  }
+};
+
+// Inputs that a few 1024-thread blocks read in one pass, on GPUs with thread-block
+// clusters: one cluster of ClusterBlocks blocks. Each block folds its share (Inner's
+// block_total, as the grid of ClusterBlocks blocks it is) and stores its total in block
+// 0's shared memory (distributed shared memory); after one cluster barrier block 0
+// combines them in block order. One launch, no temporary storage, no polling.
+template <unsigned ClusterBlocks, class Inner>
+struct reduce_cluster_kernel {
+  using T = typename Inner::value_type;
+  using Op = typename Inner::op_type;
+  static constexpr unsigned Threads = Inner::threads;
+  struct shared_t {
+    reduce_storage<T, Threads> block;
+    raw_slots<maybe<T>, ClusterBlocks> totals;  // block 0's: every block's total, by rank
+  };
+  Inner inner;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto cluster = ctx.template cluster<ClusterBlocks, Threads>();
+    auto block = cluster.block();
+    shared_t& sh = ctx.template shared<shared_t>();
+    cluster.sync();  // every block of the cluster has started: block 0's shared memory may be written
+    const unsigned b = cluster.block_rank();
+    unsigned valid = 0;
+    const T total = inner.block_total(block, sh.block, count_t(b), count_t(ClusterBlocks), valid);
+    if (block.thread_rank() == 0) *cluster.map_shared_rank(&sh.totals[b], 0u) = maybe<T>{total, valid > 0};
+    cluster.sync();  // every total is in block 0, and no block touches another's shared memory after this
+    if (b == 0 && block.thread_rank() == 0) {
+      maybe<T> r = sh.totals[0];
+      TILEKIT_UNROLL
+      for (unsigned i = 1; i < ClusterBlocks; ++i) r = maybe_op<Op>{inner.op}(r, maybe<T>(sh.totals[i]));
+      *inner.out = r.present ? T(inner.op(inner.init, r.value)) : inner.init;
+    }
   }
 };
 
@@ -356,6 +412,17 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
+  // Up to a few chunks of 1024-thread blocks: one such block, or one cluster of them.
+  using wide_t = detail::reduce_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
+  using wide_shape = typename wide_t::shape;
+  if (n > shape::chunk && n <= wide_shape::chunk * (launcher.has_clusters() ? reduce_tuning::cluster_blocks : 1)) {
+    const detail::count_t wide_head = detail::misaligned_head(wide_shape::source::base(in), n);
+    const wide_t wide{in, n, wide_head, (n - wide_head) / wide_shape::chunk, out, op, init, nullptr, 0};
+    if (n <= wide_shape::chunk) return launcher.run(1, wide_t::threads, wide, sizeof(reduce_storage<T, wide_t::threads>));
+    using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, wide_t>;
+    return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, wide_t::threads, cluster_t{wide},
+                                sizeof(typename cluster_t::shared_t));
+  }
   const detail::count_t whole_chunks = (n - head) / shape::chunk;
   const detail::count_t units = whole_chunks + (n - whole_chunks * shape::chunk > 0 ? 1 : 0);
   const unsigned grid = units < bound ? unsigned(units > 0 ? units : 1) : unsigned(bound);  // bound: max_blocks, or above units

@@ -213,6 +213,14 @@ struct gpu_launcher {
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
   }
+  /// Whether the device has thread-block clusters (sm_90 and later): what run_cluster needs.
+  bool has_clusters() const { return detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() >= 9; }
+  /// Launches body on grid blocks of block threads in clusters of cluster blocks
+  /// (tilekit::launch_cluster); returns the launch's error. @pre has_clusters().
+  template <class Body>
+  cudaError_t run_cluster(unsigned grid, unsigned cluster, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    return launch_cluster(dim3(grid), dim3(block), dim3(cluster), stream, body, shared_bytes);
+  }
   /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
   cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
   /// Zeroes bytes bytes at p, then runs body as run does; returns the first error. With

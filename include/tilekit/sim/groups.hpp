@@ -385,6 +385,17 @@ struct launcher {
     launch(dim3(grid), dim3(block), body, o);
     return success;
   }
+  /// True: the simulator runs thread-block clusters (run_cluster), as sm_90 does.
+  bool has_clusters() const { return true; }
+  /// Runs body on grid blocks of block threads in clusters of cluster blocks
+  /// (tilekit::sim::launch_cluster), to completion; returns success.
+  template <class Body>
+  int run_cluster(unsigned grid, unsigned cluster, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    options o = opt;
+    o.shared_bytes = shared_bytes;
+    launch_cluster(dim3(grid), dim3(block), dim3(cluster), body, o);
+    return success;
+  }
   /// zero, then run (the GPU's overlap of the two, a dependent launch, has no counterpart here).
   template <class Body>
   int zero_then_run(void* p, std::size_t bytes, bool /*overlap*/, unsigned grid, unsigned block, const Body& body,

@@ -10,6 +10,10 @@ namespace tilekit {
 /// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;
+  // Inputs of up to cluster_blocks chunks of wide_threads-thread blocks: one such block,
+  // or (GPUs with thread-block clusters) one cluster of cluster_blocks of them.
+  static constexpr unsigned wide_threads = 1024;
+  static constexpr unsigned cluster_blocks = 8;
 #if defined(TILEKIT_REDUCE_VECTORS)
   static constexpr unsigned vectors = TILEKIT_REDUCE_VECTORS;
 #else
