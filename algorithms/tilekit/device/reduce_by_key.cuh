@@ -158,11 +158,6 @@ struct by_key_kernel {
 
     // Items past n: not heads, the chunk's first key and value (only the last chunk's aggregate sees them).
     bool head[Items];
-    // Reduce: the block's last thread compares its last key with the next chunk's first,
-    // read here so that its round trip overlaps the values' loads.
-    const bool reads_next = Mode == by_key::reduce && rank == Threads - 1 && first + Items < n;
-    bool next_chunk_starts_run = false;
-    local_t items[Items];
     {
       K keys[Items];
       K* key_slots = reinterpret_cast<K*>(slots);
@@ -175,14 +170,14 @@ struct by_key_kernel {
         head[k] = first + k < n && (first + k == 0 || !bool(eq(previous, keys[k])));
         previous = keys[k];
       }
-      K next = previous;  // (previous: this thread's last key)
-      if (reads_next) next = K(keys_in[first + Items]);
       warp.sync();  // every lane has read its keys before the values take the slots
+    }
+    local_t items[Items];
+    {
       V values[Items];
       load_blocked(warp, values_in, warp_base, base, values, reinterpret_cast<V*>(slots));
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) items[k] = {head[k] ? 1u : 0u, values[k]};
-      if (reads_next) next_chunk_starts_run = !bool(eq(previous, next));
     }
     shared.first_is_head[rank] = head[0];
     const run_sum_op<Op> pair_op{op};
@@ -208,7 +203,7 @@ struct by_key_kernel {
     const count_t after = first + Items;
     if (after >= n) next_is_head = true;
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
-    else next_is_head = next_chunk_starts_run;
+    else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) {
       const count_t i = first + k;
