@@ -19,6 +19,7 @@
 #include <tilekit/block/reduce.cuh>
 #include <tilekit/block/scan.cuh>
 #include <tilekit/cluster/compact.cuh>
+#include <tilekit/cluster/dedup.cuh>
 #include <tilekit/cluster/histogram.cuh>
 #include <tilekit/cluster/reduce.cuh>
 #include <tilekit/cluster/scan.cuh>

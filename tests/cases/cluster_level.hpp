@@ -1,23 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The cluster rung (sm_90 thread-block clusters), written once for both backends: reduce,
-// the scans, compact and histogram over every thread of a cluster (cluster/*.cuh).
+// the scans, compact, histogram and dedup over every thread of a cluster (cluster/*.cuh).
 // Clusters of 1, 2, 4, 8 and 16 blocks (16: the non-portable size on the GPU), several
 // clusters per grid, whole and partial last warps, one value and K = 3 items per thread,
 // three calls back to back in one kernel with cluster.sync() between, int and a
 // non-commutative operator (2x2 matrix product: the cluster rank order), outputs
 // poisoned before the run, a 2-D / 3-D cluster layout (the rank formula of
 // %cluster_ctarank), histograms whose bins the blocks do not divide evenly with samples
-// skewed into one bin. References: sequential CPU folds and scans per cluster.
+// skewed into one bin, dedup of int and long long keys (K = 1, 2) that repeat across
+// blocks, are all equal, all distinct, or sit at the hash set's reserved encodings (-1, 0,
+// min, max), with a partial valid_items. References: sequential CPU passes per cluster.
 // The including file defines `using backend = ...;` with run_cluster, cluster_min_threads,
 // cluster_max_threads and cluster_count(Blocks).
 #pragma once
 #include "tile_common.hpp"
 
 #include <tilekit/cluster/compact.cuh>
+#include <tilekit/cluster/dedup.cuh>
 #include <tilekit/cluster/histogram.cuh>
 #include <tilekit/cluster/reduce.cuh>
 #include <tilekit/cluster/scan.cuh>
 
+#include <algorithm>
+#include <limits>
+#include <set>
 #include <string>
 #include <type_traits>
 
@@ -357,6 +363,128 @@ void check_cluster_histogram(const cluster_layout& l, unsigned bins, std::mt1993
   }
 }
 
+// ---- dedup: three calls per launch (cluster.sync() between), each over its own keys; call 0
+// without valid_items, call 1 with every item valid, call 2 with a partial count. The first
+// call comes before any cluster.sync() of the kernel: dedup needs none.
+/// The keys of one dedup call.
+enum class cluster_dedup_keys {
+  small_range,   // a few values for many items: each key repeats, across blocks
+  all_equal,     // one random value
+  all_ones,      // every key -1: the key whose complement (the set's free mark) is 0
+  all_distinct,  // no repeats
+  reserved       // values at the set's encodings (-1, 0, min, max and neighbours) mixed with random ones
+};
+
+inline const char* cluster_dedup_name(cluster_dedup_keys kind) {
+  switch (kind) {
+    case cluster_dedup_keys::small_range: return "small range";
+    case cluster_dedup_keys::all_equal: return "all equal";
+    case cluster_dedup_keys::all_ones: return "all -1";
+    case cluster_dedup_keys::all_distinct: return "all distinct";
+    default: return "reserved encodings";
+  }
+}
+
+template <class T>
+std::vector<T> cluster_dedup_data(cluster_dedup_keys kind, std::size_t count, std::size_t cluster_items, std::mt19937_64& g) {
+  std::vector<T> v(count);
+  using U = std::make_unsigned_t<T>;
+  const T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const T special[] = {T(-1), T(0), lo, hi, T(1), T(-2), T(lo + 1), T(hi - 1)};
+  const std::size_t range = std::max<std::size_t>(3, cluster_items / 4);
+  const T same = random_value<T>(g);
+  const U stride = U(0x9E3779B97F4A7C15ull) | 1u, offset = U(g());  // an odd multiplier: a bijection
+  for (std::size_t j = 0; j < count; ++j) {
+    switch (kind) {
+      case cluster_dedup_keys::small_range: v[j] = T(T(g() % range) - T(range / 2)); break;
+      case cluster_dedup_keys::all_equal: v[j] = same; break;
+      case cluster_dedup_keys::all_ones: v[j] = T(-1); break;
+      case cluster_dedup_keys::all_distinct: v[j] = T(U(j) * stride + offset); break;
+      case cluster_dedup_keys::reserved: v[j] = g() % 4 == 0 ? T(g() % 16) : special[g() % 8]; break;
+    }
+  }
+  if (kind == cluster_dedup_keys::all_distinct) std::shuffle(v.begin(), v.end(), g);
+  return v;
+}
+
+template <unsigned Blocks, unsigned Threads, class T, int K>
+struct cluster_dedup_body {
+  static constexpr unsigned calls = 3;
+  const T* in;        // calls * n * K: thread i's item k of call c at (c * n + i) * K + k
+  int* first;         // calls * n * K: 1 where first, else 0
+  unsigned* counts;   // calls * n: what each thread's call returned
+  unsigned valid[calls];  // valid_items per call (~0u: the form without it)
+  unsigned cx, cy, cz;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto cluster = ctx.template cluster<Blocks, Threads>();
+    auto& sh = ctx.template shared<tilekit::cluster_dedup_storage<T, Blocks, Threads, K>>();
+    const unsigned long long n = ctx.grid().num_threads(), i = cluster_slot(ctx, cluster, cx, cy, cz);
+    for (unsigned c = 0; c < calls; ++c) {
+      T keys[K];
+      bool f[K];
+      for (int k = 0; k < K; ++k) keys[k] = in[(c * n + i) * K + k];
+      const unsigned count =
+          valid[c] == ~0u ? tilekit::dedup(cluster, keys, f, sh) : tilekit::dedup(cluster, keys, f, sh, valid[c]);
+      for (int k = 0; k < K; ++k) first[(c * n + i) * K + k] = f[k] ? 1 : 0;
+      counts[c * n + i] = count;
+      cluster.sync();  // storage reuse
+    }
+  }
+};
+
+template <unsigned Blocks, unsigned Threads, class T, int K>
+void check_cluster_dedup(const cluster_layout& l, const cluster_dedup_keys (&kinds)[3], std::mt19937_64& g,
+                         const std::string& what) {
+  using body_t = cluster_dedup_body<Blocks, Threads, T, K>;
+  constexpr unsigned calls = body_t::calls;
+  const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters(), items = m * K;
+  std::vector<T> in;
+  for (unsigned c = 0; c < calls; ++c) {
+    const std::vector<T> part = cluster_dedup_data<T>(kinds[c], n * K, items, g);
+    in.insert(in.end(), part.begin(), part.end());
+  }
+  const unsigned valid[calls] = {~0u, unsigned(items), unsigned(1 + g() % (items - 1))};
+  cl_buf<T> d_in(in);
+  cl_buf<int> d_first(calls * n * K, poison<int>());
+  cl_buf<unsigned> d_counts(calls * n, poison<unsigned>());
+  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(),
+                         body_t{d_in.data(), d_first.data(), d_counts.data(), {valid[0], valid[1], valid[2]}, l.cx, l.cy, l.cz},
+                         sizeof(tilekit::cluster_dedup_storage<T, Blocks, Threads, K>));
+  const auto first = d_first.to_host();
+  const auto counts = d_counts.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " cluster dedup " << what << " (K = " << K << "; " << cluster_dedup_name(kinds[0])
+                                     << ", " << cluster_dedup_name(kinds[1]) << ", " << cluster_dedup_name(kinds[2])
+                                     << " of " << valid[2] << "), " << l.name() << " x " << Threads
+                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (unsigned c = 0; c < calls; ++c)
+      for (std::size_t q = 0; q < l.clusters(); ++q) {
+        const std::size_t base = (c * n + q * m) * K, v = std::min<std::size_t>(valid[c], items);
+        std::set<T> seen;
+        const std::string where = "call " + std::to_string(c) + ", cluster " + std::to_string(q);
+        for (std::size_t j = 0; j < items; ++j) {
+          const int want = j < v && seen.insert(in[base + j]).second ? 1 : 0;
+          log.expect(first[base + j], want, "first, item " + std::to_string(j) + ", " + where);
+        }
+        for (std::size_t r = 0; r < m; ++r)
+          log.expect(counts[c * n + q * m + r], unsigned(seen.size()), "count, rank " + std::to_string(r) + ", " + where);
+      }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+template <unsigned Blocks, unsigned Threads>
+void check_cluster_dedup_all(const cluster_layout& row, const cluster_layout& shaped, std::mt19937_64& g) {
+  using kind = cluster_dedup_keys;
+  check_cluster_dedup<Blocks, Threads, int, 1>(row, {kind::small_range, kind::all_ones, kind::reserved}, g, "int");
+  check_cluster_dedup<Blocks, Threads, int, 2>(shaped, {kind::reserved, kind::all_distinct, kind::small_range}, g, "int");
+  check_cluster_dedup<Blocks, Threads, long long, 1>(row, {kind::all_distinct, kind::reserved, kind::all_equal}, g, "long long");
+  check_cluster_dedup<Blocks, Threads, long long, 2>(row, {kind::small_range, kind::all_equal, kind::all_ones}, g, "long long");
+}
+
 // ---- placement: each block's rank in its cluster, each thread's rank in the cluster ----
 template <unsigned Blocks, unsigned Threads>
 struct cluster_placement_body {
@@ -430,6 +558,7 @@ void check_cluster_all() {
   check_cluster_compact<Blocks, Threads>(shaped, g);
   check_cluster_histogram<Blocks, Threads>(row, 37, g);
   check_cluster_histogram<Blocks, Threads>(shaped, 1000, g);
+  check_cluster_dedup_all<Blocks, Threads>(row, shaped, g);
 }
 
 /// Every cluster size at this block size, where the backend runs blocks of this size.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The cluster rung (reduce, scans, compact, histogram across a thread-block cluster through
+// The cluster rung (reduce, scans, compact, histogram, dedup across a thread-block cluster through
 // distributed shared memory) in the CPU simulator, and the misuse of clusters it reports:
 // launch extents, a cluster<Blocks> that does not match the launch, cluster.sync() not
 // reached by every thread, remote shared memory mapped before the first cluster.sync(), of

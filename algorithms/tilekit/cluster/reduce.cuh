@@ -9,7 +9,8 @@
 //   scan.cuh       inclusive_scan / exclusive_scan (+ _aggregate, K-items forms)
 //   compact.cuh    compact(cluster, keep, storage), compact_store(...)
 //   histogram.cuh  counters spread over the blocks' shared memory
-//   (dedup at cluster level is not written yet.)
+//   dedup.cuh      dedup(cluster, keys[K], first[K], storage[, valid_items]): first occurrences
+//                  across the cluster, a hash set spread over the blocks' shared memory
 // Each block reduces its threads (the block level, storage.block), the block totals go
 // to every block through distributed shared memory (block_totals.cuh: pushed, one
 // remote store per pair of blocks), the cluster meets at cluster.sync(), and every
