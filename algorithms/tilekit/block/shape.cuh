@@ -23,7 +23,7 @@ struct block_shape {
 };
 
 template <class Block>
-constexpr unsigned static_threads() {
+TILEKIT_HD constexpr unsigned static_threads() {
   static_assert(Block::static_size > 0,
                 "tilekit block algorithms need the block size at compile time: use tilekit::this_block<Threads>() "
                 "or ctx.block<Threads>()");

@@ -40,7 +40,7 @@ namespace detail {
 
 /// The block size of Cluster's blocks at compile time (a static_assert when it is 0).
 template <class Cluster>
-constexpr unsigned cluster_threads() {
+TILEKIT_HD constexpr unsigned cluster_threads() {
   return static_threads<typename Cluster::block_type>();
 }
 

@@ -77,7 +77,7 @@ inline constexpr bool vector_loadable_v =
 
 /// Items per 16-byte vector of It's values (1 for inputs read item by item).
 template <class It>
-constexpr unsigned vector_items() {
+TILEKIT_HD constexpr unsigned vector_items() {
   if constexpr (vector_loadable_v<It>) return 16 / sizeof(value_of<It>);
   else return 1;
 }
