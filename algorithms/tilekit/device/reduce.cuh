@@ -28,6 +28,9 @@
 // initialisation and no fence orders anything; calls on several streams (each with its
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
+// Inputs of a few 1024-thread chunks skip the hand-off: one 1024-thread block reads them
+// all, or (items of at most 4 bytes, GPUs with clusters) one cluster of 8 such blocks
+// meets in block 0's shared memory (reduce_cluster_kernel); neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
