@@ -88,6 +88,22 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
   return cudaFuncSetAttribute(body_kernel<Body, Launch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(shared_bytes));
 }
+// An ordinary launch of body with one launch attribute (cudaLaunchKernelEx): the cluster
+// shape of launch_cluster, the dependent launch of gpu_launcher::zero_then_run.
+template <class Body>
+cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 block, cudaStream_t stream,
+                        const Body& body, std::size_t shared_bytes) {
+  if (cudaError_t e = allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess) return e;
+  cudaLaunchAttribute attributes[1] = {attribute};
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  config.attrs = attributes;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, &body_kernel<Body, grid_launch::ordinary>, body);
+}
 }  // namespace detail
 
 /// The `__global__` function that launch (Launch = ordinary) or launch_cooperative
@@ -136,25 +152,17 @@ cudaError_t launch_cluster(dim3 grid, dim3 block, dim3 cluster, cudaStream_t str
   const unsigned long long blocks = 1ull * cluster.x * cluster.y * cluster.z;
   if (blocks == 0 || blocks > 16 || grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
     return cudaErrorInvalidValue;
-  if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
-    return e;
-  auto* kernel = &detail::body_kernel<Body, grid_launch::ordinary>;
   if (blocks > 8)
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1); e != cudaSuccess)
+    if (cudaError_t e = cudaFuncSetAttribute(&detail::body_kernel<Body, grid_launch::ordinary>,
+                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        e != cudaSuccess)
       return e;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = cluster.x;
-  attribute[0].val.clusterDim.y = cluster.y;
-  attribute[0].val.clusterDim.z = cluster.z;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = shared_bytes;
-  config.stream = stream;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, body);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster.x;
+  attribute.val.clusterDim.y = cluster.y;
+  attribute.val.clusterDim.z = cluster.z;
+  return detail::launch_with(attribute, grid, block, stream, body, shared_bytes);
 }
 
 namespace detail {
@@ -246,19 +254,10 @@ struct gpu_launcher {
           e != cudaSuccess)
         return e;
     }
-    if (cudaError_t e = detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess)
-      return e;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(grid);
-    config.blockDim = dim3(block);
-    config.dynamicSmemBytes = shared_bytes;
-    config.stream = stream;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, &detail::body_kernel<Body, grid_launch::ordinary>, body);
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    return detail::launch_with(attribute, dim3(grid), dim3(block), stream, body, shared_bytes);
   }
   /// Declares bytes bytes at p initialised in stream for compute-sanitizer's initcheck
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel
