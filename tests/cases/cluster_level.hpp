@@ -68,6 +68,13 @@ TILEKIT_HD unsigned long long cluster_slot(Ctx& ctx, const Cluster& cluster, uns
   return number * cluster.num_threads() + cluster.thread_rank();
 }
 
+// The shared memory of the reduce and scan bodies: their storages, one after the other in time.
+template <class T, unsigned Blocks, unsigned Threads>
+union cluster_reduce_scan_shared {
+  tilekit::cluster_reduce_storage<T, Blocks, Threads> reduce;
+  tilekit::cluster_scan_storage<T, Blocks, Threads> scan;
+};
+
 // ---- one value per thread: reduce, the scans (plain, without init, _aggregate) ----
 template <unsigned Blocks, unsigned Threads, class T, class Op>
 struct cluster_scalar_body {
@@ -84,13 +91,7 @@ struct cluster_scalar_body {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto cluster = ctx.template cluster<Blocks, Threads>();
-    struct shared_t {
-      union {
-        tilekit::cluster_reduce_storage<T, Blocks, Threads> reduce;
-        tilekit::cluster_scan_storage<T, Blocks, Threads> scan;
-      };
-    };
-    auto& sh = ctx.template shared<shared_t>();
+    auto& sh = ctx.template shared<cluster_reduce_scan_shared<T, Blocks, Threads>>();
     const unsigned long long n = ctx.grid().num_threads(), i = cluster_slot(ctx, cluster, cx, cy, cz);
     cluster.sync();  // every block of the cluster has started: remote shared memory may be used
     for (unsigned c = 0; c < calls; ++c) {
@@ -123,8 +124,7 @@ void check_cluster_scalar(const cluster_layout& l, Op op, T init, std::mt19937_6
   const std::vector<T> in = random_vector<T>(body_t::calls * n, g);
   cl_buf<T> d_in(in), d_out(body_t::calls * body_t::outs * n, poison<T>());
   ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
-                         std::max(sizeof(tilekit::cluster_reduce_storage<T, Blocks, Threads>),
-                                  sizeof(tilekit::cluster_scan_storage<T, Blocks, Threads>)));
+                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
   const auto got = d_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " cluster scalar " << what << ", " << l.name() << " x " << Threads
                                      << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
@@ -174,13 +174,7 @@ struct cluster_items_body {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto cluster = ctx.template cluster<Blocks, Threads>();
-    struct shared_t {
-      union {
-        tilekit::cluster_reduce_storage<T, Blocks, Threads> reduce;
-        tilekit::cluster_scan_storage<T, Blocks, Threads> scan;
-      };
-    };
-    auto& sh = ctx.template shared<shared_t>();
+    auto& sh = ctx.template shared<cluster_reduce_scan_shared<T, Blocks, Threads>>();
     const unsigned long long n = ctx.grid().num_threads(), i = cluster_slot(ctx, cluster, cx, cy, cz);
     cluster.sync();
     for (unsigned c = 0; c < calls; ++c) {
@@ -215,8 +209,7 @@ void check_cluster_items(const cluster_layout& l, Op op, T init, std::mt19937_64
   const std::vector<T> in = random_vector<T>(body_t::calls * n * K, g);
   cl_buf<T> d_in(in), d_out(body_t::calls * per, poison<T>());
   ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
-                         std::max(sizeof(tilekit::cluster_reduce_storage<T, Blocks, Threads>),
-                                  sizeof(tilekit::cluster_scan_storage<T, Blocks, Threads>)));
+                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
   const auto got = d_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " cluster items (K = 3) " << what << ", " << l.name() << " x " << Threads
                                      << " threads, TILEKIT_TEST_SEED=" << base_seed()) {

@@ -83,6 +83,17 @@ struct block_scan_parts {
   T aggregate;       // op over every thread (never includes the callback prefix)
 };
 
+// op over the values of the threads before this one when the blocks before this block
+// add up to `before` (absent: nothing before the block): what the cluster and grid scans
+// hand each thread after their exchange of block aggregates (absent for the first thread).
+TILEKIT_EXEC_CHECK_DISABLE
+template <class T, class Op>
+TILEKIT_HD maybe<T> prefix_before(const maybe<T>& before, const block_scan_parts<T>& block, Op op) {
+  if (before.present && block.has_exclusive) return {op(before.value, block.exclusive), true};
+  if (before.present) return before;
+  return {block.exclusive, block.has_exclusive};
+}
+
 template <class T>
 struct no_prefix {};
 

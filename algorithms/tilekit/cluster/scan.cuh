@@ -74,9 +74,7 @@ TILEKIT_HD cluster_scan_parts<T> cluster_scan(const Cluster& cluster, const T& v
 TILEKIT_EXEC_CHECK_DISABLE
 template <class T, class Op>
 TILEKIT_HD maybe<T> cluster_thread_prefix(const cluster_scan_parts<T>& p, Op op) {
-  if (p.before.present && p.block.has_exclusive) return {op(p.before.value, p.block.exclusive), true};
-  if (p.before.present) return p.before;
-  return {p.block.exclusive, p.block.has_exclusive};
+  return prefix_before(p.before, p.block, op);
 }
 
 TILEKIT_EXEC_CHECK_DISABLE

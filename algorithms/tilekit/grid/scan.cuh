@@ -105,9 +105,7 @@ TILEKIT_HD grid_scan_parts<T> grid_scan(const Grid& grid, const Block& block, co
 TILEKIT_EXEC_CHECK_DISABLE
 template <class T, class Op>
 TILEKIT_HD maybe<T> thread_prefix(const grid_scan_parts<T>& p, Op op) {
-  if (p.before.present && p.block.has_exclusive) return {op(p.before.value, p.block.exclusive), true};
-  if (p.before.present) return p.before;
-  return {p.block.exclusive, p.block.has_exclusive};
+  return prefix_before(p.before, p.block, op);
 }
 
 }  // namespace detail
