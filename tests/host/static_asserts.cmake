@@ -50,6 +50,9 @@ if(BOOST_INCLUDE OR EXISTS /usr/include/boost/context/fiber.hpp)
   expect_error(${CXX} cpp sim_cluster_size
     "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::cluster<17, 64> c; (void)c; }"
     "sm_90 allows up to 8 blocks per cluster portably, 16 with the non-portable size")
+  expect_error(${CXX} cpp sim_cluster_histogram_wide_counter
+    "#include <tilekit/sim.cuh>\n#include <tilekit/cluster/histogram.cuh>\nvoid f(tilekit::sim::cluster<2, 64> c, unsigned long long* local) { int s[1] = {0}; tilekit::histogram(c, s, local, 4u); }"
+    "the shared counters must be 4-byte integers")
   expect_error(${CXX} cpp sim_grid_sync_ordinary_launch
     "#include <tilekit/sim.cuh>\nvoid f() { tilekit::sim::launch(2, 32, [](auto& ctx) { ctx.grid().sync(); }); }"
     "need every block resident at once: launch with tilekit::launch_cooperative")

@@ -48,29 +48,26 @@ TILEKIT_HD constexpr unsigned cluster_dedup_slots(unsigned items) {
 }
 
 /// One block's slice of the cluster's hash set: Slots slots (a power of two) and, at
-/// index Slots, the slot of the key whose complement is 0. 4-byte keys (Packed): one
-/// 64-bit word per slot, ~key above ~(lowest index), so one CAS claims a free slot with
-/// its index and a later index of the same key is one 64-bit atomic max (the key halves
-/// being equal, the larger word holds the lower index). 8-byte keys: ~key and
-/// ~(lowest index) in two arrays. 0 means free (no key, no index).
-template <class T, unsigned Slots, bool Packed = sizeof(T) == 4>
-struct cluster_key_slice {
-  unsigned long long word[Slots + 1];  ///< ~key << 32 | ~(lowest index); 0: free
-};
-/// The slice for 8-byte keys.
+/// index Slots, the slot of the key whose complement is 0. A slot is ~key (claimed by one
+/// CAS of the key's width) and ~(lowest index) (one 32-bit atomic max per later item).
+/// 0 means free (no key, no index). Only 32-bit atomics and the CAS touch another block's
+/// slice: nvcc 13.0 compiles a 64-bit atomic max / min / add on a generic address that
+/// lands in another block's shared memory to a plain load and store (its fallback for
+/// local memory), which lost index updates on the H200 (a packed 64-bit key-and-index
+/// word, kept with atomicMax, did).
 template <class T, unsigned Slots>
-struct cluster_key_slice<T, Slots, false> {
-  unsigned long long key[Slots + 1];  ///< ~key; 0: free
-  unsigned first[Slots + 1];          ///< ~(lowest index); 0: none yet
+struct cluster_key_slice {
+  using bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+  bits_t key[Slots + 1];   ///< ~key; 0: free
+  unsigned first[Slots + 1];  ///< ~(lowest index); 0: none yet
 };
 
 /// What the cluster dedup does with a slice (the same code for every owner: `slice`
 /// may be another block's, through map_shared_rank).
 template <class T, unsigned Slots>
 struct cluster_key_set {
-  static constexpr bool packed = sizeof(T) == 4;
-  using bits_t = stdx::conditional_t<packed, unsigned, unsigned long long>;
   using slice_t = cluster_key_slice<T, Slots>;
+  using bits_t = typename slice_t::bits_t;
   static constexpr unsigned mask = Slots - 1;
   static constexpr const char* full =
       "tilekit::dedup(cluster): a block's slice of the cluster's hash set is full: more distinct keys hash to "
@@ -86,12 +83,8 @@ struct cluster_key_set {
   /// Empties the slots of `slice` with index rank, rank + stride, ... (the calling block's own).
   TILEKIT_HD static void clear(slice_t& slice, unsigned rank, unsigned stride) {
     for (unsigned i = rank; i < Slots + 1; i += stride) {
-      if constexpr (packed) {
-        slice.word[i] = 0;
-      } else {
-        slice.key[i] = 0;
-        slice.first[i] = 0;
-      }
+      slice.key[i] = 0;
+      slice.first[i] = 0;
     }
   }
 
@@ -104,32 +97,20 @@ struct cluster_key_set {
   TILEKIT_HD static unsigned insert(slice_t* slice, const T& key, unsigned home, unsigned index) {
     const bits_t s = stored(key);
     unsigned at = s == 0 ? Slots : home;
-    if constexpr (packed) {
-      const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~index);
-      for (unsigned probes = 0; s != 0; at = (at + 1) & mask) {
-        Backend::require(++probes <= Slots, full);
-        unsigned long long seen = slice->word[at];
-        if (seen == 0 && (seen = Backend::atomic_cas(&slice->word[at], 0ull, mine)) == 0) return at;
-        if (unsigned(seen >> 32) == s) break;
-      }
-      if (slice->word[at] < mine) Backend::atomic_max(&slice->word[at], mine);
-    } else {
-      for (unsigned probes = 0; s != 0; at = (at + 1) & mask) {
-        Backend::require(++probes <= Slots, full);
-        unsigned long long seen = slice->key[at];
-        if (seen == 0) seen = Backend::atomic_cas(&slice->key[at], 0ull, static_cast<unsigned long long>(s));
-        if (seen == 0 || seen == s) break;
-      }
-      const unsigned mine = ~index;
-      if (slice->first[at] < mine) Backend::atomic_max(&slice->first[at], mine);
+    for (unsigned probes = 0; s != 0; at = (at + 1) & mask) {
+      Backend::require(++probes <= Slots, full);
+      bits_t seen = slice->key[at];
+      if (seen == 0) seen = Backend::atomic_cas(&slice->key[at], bits_t(0), s);
+      if (seen == 0 || seen == s) break;
     }
+    const unsigned mine = ~index;
+    if (slice->first[at] < mine) Backend::atomic_max(&slice->first[at], mine);
     return at;
   }
 
   /// The lowest index inserted into slot `at` (from insert). @pre a cluster.sync() since the inserts.
   TILEKIT_HD static unsigned index_at(const slice_t* slice, unsigned at) {
-    if constexpr (packed) return ~static_cast<unsigned>(slice->word[at]);
-    else return ~slice->first[at];
+    return ~slice->first[at];
   }
 };
 

@@ -15,7 +15,8 @@
 // local: cluster_histogram_storage_bytes<Counter, Blocks>(bins) bytes of each block's
 // shared memory (the same variable in every block). The samples go to remote counters one
 // by one (as the block level's go to shared counters); aggregating them first is not
-// done yet. init's cluster.sync() is also the one a remote access needs first (every
+// done yet. The counters are 4-byte integers: only 32-bit integer atomics are atomic on
+// another block's shared memory through a generic address (nvcc 13.0, sm_90). init's cluster.sync() is also the one a remote access needs first (every
 // block has started), and merge's the one that ends the remote accesses before a block exits.
 #pragma once
 #include <tilekit/core/group.hpp>
@@ -67,6 +68,10 @@ TILEKIT_HD void cluster_histogram_init(const Cluster& cluster, Counter* local, u
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Cluster, class Bin, int K, class Counter, detail::stdx::enable_if_t<is_cluster_v<Cluster>, int> = 0>
 TILEKIT_HD void histogram(const Cluster& cluster, const Bin (&items)[K], Counter* local, unsigned bins) {
+  static_assert(detail::stdx::is_integral<Counter>::value && sizeof(Counter) == 4,
+                "tilekit::histogram(cluster): the shared counters must be 4-byte integers (unsigned or int): nvcc "
+                "compiles 64-bit and floating-point atomic adds on another block's shared memory to a plain load and "
+                "store; merge them into 64-bit global counters with cluster_histogram_merge");
   const unsigned per = cluster_histogram_bins_per_block<Cluster::static_blocks>(bins);
   TILEKIT_UNROLL
   for (int k = 0; k < K; ++k) {
