@@ -94,9 +94,34 @@ struct keep_unique {
   }
 };
 
+/// What travels with the selected items: nothing (every select but unique_by_key) ...
+struct no_values {
+  static constexpr bool present = false;
+  using value_type = char;
+};
+/// ... or a value per item (unique_by_key): item i's value in[i] goes where item i goes, to out[..].
+template <class ValuesIn, class ValuesOut>
+struct with_values {
+  static constexpr bool present = true;
+  using value_type = detail::value_of<ValuesIn>;
+  ValuesIn in;    ///< one value per input item
+  ValuesOut out;  ///< the selected items' values, in the same order as the items
+};
+
 namespace detail {
 
-template <bool Partition, class In, class Out, class NumOut, class Keep>
+template <class Values>
+struct values_input {  // no_values: nothing to read
+  static constexpr bool vector_loadable = false;
+  using type = const char*;
+};
+template <class ValuesIn, class ValuesOut>
+struct values_input<with_values<ValuesIn, ValuesOut>> {
+  static constexpr bool vector_loadable = vector_loadable_v<ValuesIn>;
+  using type = ValuesIn;
+};
+
+template <bool Partition, class In, class Out, class NumOut, class Keep, class Values = no_values>
 struct select_kernel {
   using T = value_of<In>;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
@@ -110,10 +135,20 @@ struct select_kernel {
                                                        : 1;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
+  using U = typename Values::value_type;
+  /// The values load as vectors in the items' layout where a lane's V values fill whole 16-byte vectors.
+  static constexpr bool values_vectorisable = values_input<Values>::vector_loadable && V * sizeof(U) % 16 == 0;
+  static constexpr unsigned slot_bytes = !Values::present || sizeof(T) >= sizeof(U) ? sizeof(T) : sizeof(U);
   struct shared_t {
     unsigned warp_counts[Warps];
     count_t chunk_prefix;
-    raw_slots<T, Warps * warp_items> staged;  // per warp: kept items from the front, rejected from the back
+    // Per warp, warp_items slots of slot_bytes: its kept items from the front, rejected
+    // ones from the back; then their values in the same slots (a warp's own bytes both times).
+    alignas(T) alignas(U) unsigned char staged[Warps * warp_items * slot_bytes];
+    template <class X>
+    TILEKIT_HD X* warp_slots(unsigned warp_index) {
+      return reinterpret_cast<X*>(staged + std::size_t(warp_index) * warp_items * slot_bytes);
+    }
   };
   In in;
   count_t n;
@@ -122,6 +157,8 @@ struct select_kernel {
   Keep keep;
   bool vector_in;  // in is 16-byte aligned: full chunks load vectors
   count_states states;
+  Values values;
+  bool vector_values;  // values.in is 16-byte aligned and values_vectorisable
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -141,6 +178,8 @@ struct select_kernel {
     bool kept[R][V];
     const bool whole = n - base >= chunk_items;
     rows::load(items, in, n, stretch, lane, vector_in && whole);
+    U item_values[Values::present ? R : 1][Values::present ? V : 1];
+    if constexpr (Values::present) rows::load(item_values, values.in, n, stretch, lane, vector_values && whole);
     // The stretch's items below n, in 32 bits (the bounds check of every item is one 32-bit compare).
     const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
     unsigned before[R];  // kept items of this warp before this lane's first item in each row
@@ -164,33 +203,56 @@ struct select_kernel {
     // The warp's kept items go to shared memory in order, its rejected ones (partition)
     // after them; then each kind is written as one contiguous run (coalesced stores,
     // not one scattered store per item), the rejected ones backwards from the end.
-    const unsigned slot0 = warp_index * unsigned(warp_items);
+    // Values, where they travel, follow through the same slots.
+    const count_t kept_before = shared.chunk_prefix + before_warp;
+    const count_t rejected_before = stretch - kept_before;  // partition: rejected item k (>= count) goes to
+    const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
+    const unsigned stored = Partition ? valid : count;
+    T* item_slots = shared.template warp_slots<T>(warp_index);
+    stage(item_slots, items, kept, before, count, lane);
+    warp.sync();
+    write(out, item_slots, lane, stored, count, kept_before, rejected_last);
+    if constexpr (Values::present) {
+      U* value_slots = shared.template warp_slots<U>(warp_index);
+      warp.sync();  // the items' slots are read
+      stage(value_slots, item_values, kept, before, count, lane);
+      warp.sync();
+      write(values.out, value_slots, lane, stored, count, kept_before, rejected_last);
+    }
+    // The last chunk knows the total.
+    if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
+  }
+
+  // A lane's items (or values) to the warp's slots: a kept item to slot `mine` (its rank
+  // among the kept); for partition, every other one (past `valid` too: it stays in the
+  // warp's slots and is never stored) to count + the items before it not kept (offset - mine).
+  template <class X>
+  TILEKIT_HD static void stage(X* slots, const X (&xs)[R][V], const bool (&kept)[R][V], const unsigned (&before)[R],
+                               unsigned count, unsigned lane) {
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
       unsigned mine = before[r];
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        // A kept item goes to slot `mine`; for partition, every other one (past `valid` too:
-        // it stays in the warp's slots and is never stored) to count + the items before it
-        // not kept (offset - mine). No branches.
         const unsigned slot = kept[r][j] ? mine : count + rows::offset(r, lane, j) - mine;
-        if (Partition || kept[r][j]) shared.staged[slot0 + slot] = items[r][j];
+        if (Partition || kept[r][j]) slots[slot] = xs[r][j];
         mine += kept[r][j];
       }
     }
-    warp.sync();
-    const count_t kept_before = shared.chunk_prefix + before_warp;
-    const count_t rejected_before = stretch - kept_before;  // partition: rejected item k (>= count) goes to
-    const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
-    const unsigned stored = Partition ? valid : count;
-    // Unrolled over the stretch's slots (the shared loads issue together), not a loop to `stored`.
+  }
+
+  // The warp's first `stored` slots to their places: the kept ones (k < count) to
+  // dst[kept_before + k], the rejected ones (partition) to dst[rejected_last - k].
+  // Unrolled over the stretch's slots (the shared loads issue together), not a loop to `stored`.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Dst, class X>
+  TILEKIT_HD static void write(Dst dst, const X* slots, unsigned lane, unsigned stored, unsigned count, count_t kept_before,
+                               count_t rejected_last) {
     TILEKIT_UNROLL
     for (unsigned i = 0; i < R * V; ++i) {
       const unsigned k = i * 32 + lane;
-      if (k < stored) out[!Partition || k < count ? kept_before + k : rejected_last - k] = shared.staged[slot0 + k];
+      if (k < stored) dst[!Partition || k < count ? kept_before + k : rejected_last - k] = slots[k];
     }
-    // The last chunk knows the total.
-    if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
   }
 
   // Which items the warp keeps (kept) and, per row, the kept items of the stretch
@@ -232,13 +294,13 @@ struct select_kernel {
 /// does. Returns launcher.invalid_value, writing
 /// nothing, for n < 0, null pointers with n > 0 (in, out, num_out, always), temp_bytes
 /// too small, or more than 2^31 - 1 chunks.
-template <bool Partition = false, class Launcher, class In, class Out, class NumOut, class Keep>
+template <bool Partition = false, class Launcher, class In, class Out, class NumOut, class Keep, class Values = no_values>
 typename Launcher::error_type device_select(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
-                                            detail::count_t n, Out out, NumOut num_out, Keep keep) {
+                                            detail::count_t n, Out out, NumOut num_out, Keep keep, Values values = {}) {
   if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
     return device_select<Partition>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out),
-                                    detail::unwrap(num_out), keep);
-  using body_t = detail::select_kernel<Partition, In, Out, NumOut, Keep>;
+                                    detail::unwrap(num_out), keep, values);
+  using body_t = detail::select_kernel<Partition, In, Out, NumOut, Keep, Values>;
   const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
   const auto storage = detail::carve_chunk_states<detail::count_t, detail::count_states>(temp, chunks);
   if (n < 0) return launcher.invalid_value;  // the size query too
@@ -249,54 +311,15 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
+  bool vector_values = false;
+  if constexpr (body_t::values_vectorisable) vector_values = detail::misaligned_head(values.in, body_t::chunk_items) == 0;
   return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
                                 chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                                body_t{in, n, out, num_out, keep, vector_in, storage.states},
+                                body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values},
                                 sizeof(typename body_t::shared_t));
 }
 
 namespace detail {
-
-// What unique_by_key moves as one item: a key and its value, read from two inputs
-// (zip_input) and written to two outputs (zip_output); runs compare keys only.
-template <class K, class V>
-struct key_value {
-  K key;
-  V value;
-};
-template <class Keys, class Values>
-struct zip_input {
-  using value_type = key_value<value_of<Keys>, value_of<Values>>;
-  Keys keys;
-  Values values;
-  TILEKIT_EXEC_CHECK_DISABLE
-  TILEKIT_HD value_type operator[](count_t i) const { return {keys[i], values[i]}; }
-};
-template <class Keys, class Values>
-struct zip_output {
-  struct slot {
-    Keys keys;
-    Values values;
-    count_t i;
-    TILEKIT_EXEC_CHECK_DISABLE
-    template <class KV>
-    TILEKIT_HD void operator=(const KV& kv) const {
-      keys[i] = kv.key;
-      values[i] = kv.value;
-    }
-  };
-  Keys keys;
-  Values values;
-  TILEKIT_HD slot operator[](count_t i) const { return {keys, values, i}; }
-};
-template <class Eq>
-struct keys_equal {
-  Eq eq;
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class KV>
-  TILEKIT_HD bool operator()(const KV& a, const KV& b) const { return bool(eq(a.key, b.key)); }
-};
-
 
 // The three-way partition's second and third parts, as keep_if predicates.
 template <class First, class Second>
@@ -356,23 +379,19 @@ typename Launcher::error_type device_partition_three_way(const Launcher& launche
 
 /// Unique by key, for any launcher: keys_out / values_out get the first key of every run
 /// of keys equal under eq and its value, in order, and *num_out their count (one pass:
-/// device_select over the (key, value) pairs). Returns launcher.invalid_value, writing
-/// nothing, for n < 0, a null num_out, null keys or values (in or out) with n > 0, a too
-/// small temp_bytes; temp == nullptr only sets temp_bytes. Outputs must not overlap inputs.
+/// device_select over the keys, the values following the kept keys). Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null num_out, null keys or values
+/// (in or out) with n > 0, a too small temp_bytes; temp == nullptr only sets temp_bytes.
+/// Outputs must not overlap inputs.
 template <class Launcher, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Eq>
 typename Launcher::error_type device_unique_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
                                                    KeysIn keys_in, ValuesIn values_in, detail::count_t n,
                                                    KeysOut keys_out, ValuesOut values_out, NumOut num_out, Eq eq) {
-  auto ki = detail::unwrap(keys_in);
   auto vi = detail::unwrap(values_in);
-  auto ko = detail::unwrap(keys_out);
   auto vo = detail::unwrap(values_out);
-  if (temp != nullptr && n > 0 && (detail::is_null(ki) || detail::is_null(vi) || detail::is_null(ko) || detail::is_null(vo)))
-    return launcher.invalid_value;
-  using in_t = detail::zip_input<decltype(ki), decltype(vi)>;
-  using out_t = detail::zip_output<decltype(ko), decltype(vo)>;
-  return device_select<false>(launcher, temp, temp_bytes, in_t{ki, vi}, n, out_t{ko, vo}, num_out,
-                              keep_unique<detail::keys_equal<Eq>>{detail::keys_equal<Eq>{eq}});
+  if (temp != nullptr && n > 0 && (detail::is_null(vi) || detail::is_null(vo))) return launcher.invalid_value;
+  return device_select<false>(launcher, temp, temp_bytes, detail::unwrap(keys_in), n, detail::unwrap(keys_out), num_out,
+                              keep_unique<Eq>{eq}, with_values<decltype(vi), decltype(vo)>{vi, vo});
 }
 
 }  // namespace tilekit
