@@ -359,6 +359,76 @@ struct below_700 {
   TILEKIT_HD bool operator()(int x) const { return x < 700; }
 };
 
+/// The typed three-way partition's parts, by the key's last digit: below 3, below 7, the rest.
+struct digit_below_3 {
+  template <class T>
+  TILEKIT_HD bool operator()(const T& x) const { return tk_test::key_of(x) % 10 < 3; }
+};
+struct digit_below_7 {
+  template <class T>
+  TILEKIT_HD bool operator()(const T& x) const { return tk_test::key_of(x) % 10 < 7; }
+};
+
+/// The three-way partition of n items of type T (16-byte vector rows or item by item; input
+/// off a 16-byte boundary where offset > 0) against the CPU: every part in order, the two counts.
+template <class T>
+void check_three_way_typed(std::int64_t n, std::size_t offset, std::mt19937_64& g) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  std::vector<T> h(std::size_t(n) + offset);
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    const int key = int(g() % 12);  // digits 0..9, and 10, 11 (digits 0, 1)
+    if constexpr (std::is_same_v<T, three_ints>) h[i] = T{int(i), key, -1};
+    else h[i] = T(key);
+  }
+  std::vector<T> small, medium, large;
+  for (std::size_t i = offset; i < h.size(); ++i)
+    (digit_below_3{}(h[i]) ? small : digit_below_7{}(h[i]) ? medium : large).push_back(h[i]);
+  selbuf<T> in(h), a(std::size_t(n) + 1, poison<T>()), b(std::size_t(n) + 1, poison<T>()), c(std::size_t(n) + 1, poison<T>());
+  selbuf<std::int64_t> num(3, poison<std::int64_t>());
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return tilekit::device_partition_three_way(launcher, temp, bytes, in.data() + offset, n, a.data(), b.data(), c.data(), num.data(),
+                                               digit_below_3{}, digit_below_7{});
+  };
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(run(nullptr, bytes) == launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = run(temp.data(), bytes);
+  ::backend::sync();
+  const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
+  const auto counts = num.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " three-way partition " << type_name<T>() << " n=" << n << " offset " << offset
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(counts[0] == std::int64_t(small.size()));
+    BOOST_TEST(counts[1] == std::int64_t(medium.size()));
+    BOOST_TEST(is_poison(counts[2]));
+    mismatch_log log;
+    const std::vector<T>* want[3] = {&small, &medium, &large};
+    const std::vector<T>* got[3] = {&ha, &hb, &hc};
+    for (int part = 0; part < 3; ++part) {
+      for (std::size_t i = 0; i < want[part]->size(); ++i)
+        if (std::memcmp(static_cast<const void*>(&(*got[part])[i]), static_cast<const void*>(&(*want[part])[i]), sizeof(T)) != 0)
+          log.expect_true(false, "part " + std::to_string(part) + " item " + std::to_string(i));
+      log.expect_true(is_poison((*got[part])[want[part]->size()]), "part " + std::to_string(part) + ": wrote past its count");
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(three_way_partition_types) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t tile = tilekit::detail::partition3_kernel<const int*, int*, int*, int*, std::int64_t*, digit_below_3,
+                                                               digit_below_7>::chunk_items;
+  for (std::int64_t n : {std::int64_t(1), tile - 1, 3 * tile + 1, std::int64_t(::backend::device_max_items() / 4)}) {
+    check_three_way_typed<unsigned char>(n, 0, g);
+    check_three_way_typed<int>(n, 1, g);  // off a 16-byte boundary: item by item
+    check_three_way_typed<double>(n, 0, g);
+    check_three_way_typed<three_ints>(n, 0, g);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(three_way_partition) {
   using namespace tk_test;
   auto g = rng_for(next_salt());

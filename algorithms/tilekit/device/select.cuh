@@ -129,13 +129,21 @@ struct select_kernel {
   // Rows of 16-byte vectors: vector_rows; for items under 4 bytes only as many as hold the
   // 4 * vector_rows items per lane of 4-byte items, at least one (1-byte items in 6 rows spilled 300 bytes).
   static constexpr unsigned narrow_rows = 4 * select_tuning::vector_rows / V;
-  static constexpr unsigned R = !vector_loadable_v<In> ? select_tuning::scalar_rows
-                                : V <= 4               ? select_tuning::vector_rows
-                                : narrow_rows > 0      ? narrow_rows
-                                                       : 1;
+  static constexpr unsigned item_rows = !vector_loadable_v<In> ? select_tuning::scalar_rows
+                                        : V <= 4               ? select_tuning::vector_rows
+                                        : narrow_rows > 0      ? narrow_rows
+                                                               : 1;
+  using U = typename Values::value_type;
+  // With values, as many rows as hold about the bytes of item_rows rows of items alone
+  // (at least one): a lane's items and values then fit in registers as its items alone do.
+  static constexpr unsigned value_rows = unsigned(item_rows * sizeof(T) / (sizeof(T) + sizeof(U)));
+  static constexpr unsigned R = !Values::present ? item_rows : value_rows > 0 ? value_rows : 1;
+  /// The registers' bound: 64 a thread (8 blocks of 128 per SM, as a 1024-thread bound
+  /// leaves); with values, 128 (4 blocks), so that wide values (a 16-byte struct per
+  /// 1-byte key) do not spill.
+  static constexpr unsigned MinBlocksPerSM = Values::present ? 4 : 8;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
-  using U = typename Values::value_type;
   /// The values load as vectors in the items' layout where a lane's V values fill whole 16-byte vectors.
   static constexpr bool values_vectorisable = values_input<Values>::vector_loadable && V * sizeof(U) % 16 == 0;
   static constexpr unsigned slot_bytes = !Values::present || sizeof(T) >= sizeof(U) ? sizeof(T) : sizeof(U);
@@ -209,13 +217,15 @@ struct select_kernel {
     const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
     const unsigned stored = Partition ? valid : count;
     T* item_slots = shared.template warp_slots<T>(warp_index);
-    stage(item_slots, items, kept, before, count, lane);
+    const auto is_kept = [&](unsigned r, unsigned j) { return kept[r][j]; };
+    const auto kept_before_row = [&](unsigned r) { return before[r]; };
+    stage(item_slots, items, is_kept, kept_before_row, count, lane);
     warp.sync();
     write(out, item_slots, lane, stored, count, kept_before, rejected_last);
     if constexpr (Values::present) {
       U* value_slots = shared.template warp_slots<U>(warp_index);
       warp.sync();  // the items' slots are read
-      stage(value_slots, item_values, kept, before, count, lane);
+      stage(value_slots, item_values, is_kept, kept_before_row, count, lane);
       warp.sync();
       write(values.out, value_slots, lane, stored, count, kept_before, rejected_last);
     }
@@ -223,20 +233,22 @@ struct select_kernel {
     if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
   }
 
-  // A lane's items (or values) to the warp's slots: a kept item to slot `mine` (its rank
-  // among the kept); for partition, every other one (past `valid` too: it stays in the
-  // warp's slots and is never stored) to count + the items before it not kept (offset - mine).
-  template <class X>
-  TILEKIT_HD static void stage(X* slots, const X (&xs)[R][V], const bool (&kept)[R][V], const unsigned (&before)[R],
-                               unsigned count, unsigned lane) {
+  // A lane's items (or values) to the warp's slots: a kept item (kept(r, j)) to slot
+  // `mine` (its rank among the kept, from before[r] on in row r); for partition, every
+  // other one (past `valid` too: it stays in the warp's slots and is never stored) to
+  // count + the items before it not kept (offset - mine).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class X, class Kept, class Before>
+  TILEKIT_HD static void stage(X* slots, const X (&xs)[R][V], Kept kept, Before before, unsigned count, unsigned lane) {
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      unsigned mine = before[r];
+      unsigned mine = before(r);
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const unsigned slot = kept[r][j] ? mine : count + rows::offset(r, lane, j) - mine;
-        if (Partition || kept[r][j]) slots[slot] = xs[r][j];
-        mine += kept[r][j];
+        const bool keep = kept(r, j);
+        const unsigned slot = keep ? mine : count + rows::offset(r, lane, j) - mine;
+        if (Partition || keep) slots[slot] = xs[r][j];
+        mine += keep;
       }
     }
   }
@@ -321,60 +333,199 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
 
 namespace detail {
 
-// The three-way partition's second and third parts, as keep_if predicates.
-template <class First, class Second>
-struct second_part {
+// The three-way partition's two counts (first part, second part), chained across chunks.
+struct count_pair {
+  count_t first, second;
+};
+struct count_pair_plus {
+  TILEKIT_HD count_pair operator()(const count_pair& a, const count_pair& b) const {
+    return {a.first + b.first, a.second + b.second};
+  }
+};
+// A chunk's count_pair as one 16-byte word: the flag in the top two bits above the
+// first count (below 2^62), the second count in the other word; one relaxed 16-byte
+// store publishes it, one relaxed 16-byte load polls it (no fence).
+struct count_pair_states {
+  static constexpr std::size_t flag_words = 0;
+  static constexpr std::size_t value_words = 4;
+  static constexpr unsigned long long count_mask = (1ull << 62) - 1;
+  unsigned* flags;
+  unsigned* values;  // as pairs of unsigned long long, one pair per chunk (16-byte aligned)
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const count_pair& v) const {
+    Backend::store_relaxed_pair(word(chunk), (static_cast<unsigned long long>(flag) << 62) | static_cast<unsigned long long>(v.first),
+                                static_cast<unsigned long long>(v.second));
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned poll(count_t chunk, count_pair& v) const {
+    unsigned long long first = 0, second = 0;
+    Backend::load_relaxed_pair(word(chunk), first, second);
+    v.first = static_cast<count_t>(first & count_mask);
+    v.second = static_cast<count_t>(second);
+    return static_cast<unsigned>(first >> 62);
+  }
+  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + 2 * chunk; }
+};
+
+// The three-way partition in one pass: each item is classified once (first(x), else
+// second(x), else the rest), the warps rank both counted parts with the select's row
+// scan, the chunks chain the pair of counts by the look-back, and the three parts go
+// through the warp's slots (one after the other) to their outputs in order. The rest's
+// rank is what is left: its index minus the items of the two parts before it.
+template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>
+struct partition3_kernel {
+  using select_t = select_kernel<false, In, FirstOut, NumOut, keep_if<First>>;  // its layout
+  using T = value_of<In>;
+  static constexpr unsigned Threads = select_t::Threads, Warps = select_t::Warps, R = select_t::R, V = select_t::V;
+  using rows = typename select_t::rows;
+  static constexpr count_t warp_items = select_t::warp_items, chunk_items = select_t::chunk_items;
+  static constexpr unsigned MinBlocksPerSM = 7;  // 72 registers (at 64 it spilled 20 bytes)
+  struct shared_t {
+    unsigned warp_counts[2][Warps];
+    count_pair chunk_prefix;
+    alignas(T) unsigned char staged[Warps * warp_items * sizeof(T)];
+  };
+  In in;
+  count_t n;
+  FirstOut first_out;
+  SecondOut second_out;
+  RestOut rest_out;
+  NumOut num_out;
   First first;
   Second second;
+  bool vector_in;
+  count_pair_states states;
+
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class T>
-  TILEKIT_HD bool operator()(const T& x) const { return !bool(first(x)) && bool(second(x)); }
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    auto warp = tilekit::tiled_partition<32>(block);
+    shared_t& shared = ctx.template shared<shared_t>();
+    const count_t chunk = count_t(ctx.grid().block_rank());
+    if (n == 0) {
+      if (block.thread_rank() == 0) num_out[0] = num_out[1] = 0;
+      return;
+    }
+    const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
+    const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
+    T items[R][V];
+    rows::load(items, in, n, stretch, lane, vector_in && n - base >= chunk_items);
+    const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
+    // Item (r, j)'s part: 0 first, 1 second, 2 the rest, 3 past n (in no part). Worked
+    // out again where needed (the predicates are cheap; an array of parts cost spills).
+    const auto part = [&](unsigned r, unsigned j) -> unsigned {
+      return rows::offset(r, lane, j) >= valid ? 3u : bool(first(items[r][j])) ? 0u : bool(second(items[r][j])) ? 1u : 2u;
+    };
+    unsigned counts_first[R], counts_second[R];
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      counts_first[r] = counts_second[r] = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const unsigned p = part(r, j);
+        counts_first[r] += p == 0;
+        counts_second[r] += p == 1;
+      }
+    }
+    unsigned before_first[R], before_second[R];
+    const unsigned count_first = rows::row_ranks(warp, counts_first, before_first);
+    const unsigned count_second = rows::row_ranks(warp, counts_second, before_second);
+    if (lane == 0) {
+      shared.warp_counts[0][warp_index] = count_first;
+      shared.warp_counts[1][warp_index] = count_second;
+    }
+    block.sync();
+    count_pair before_warp{0, 0}, chunk_count{0, 0};
+    TILEKIT_UNROLL
+    for (unsigned v = 0; v < Warps; ++v) {
+      before_warp.first += v < warp_index ? shared.warp_counts[0][v] : 0u;
+      before_warp.second += v < warp_index ? shared.warp_counts[1][v] : 0u;
+      chunk_count.first += shared.warp_counts[0][v];
+      chunk_count.second += shared.warp_counts[1][v];
+    }
+    if (warp_index == 0) {
+      const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
+      look_back<decltype(block), count_pair, count_pair_plus, count_pair_states> prefix{
+          block, states, chunk, count_pair_plus{}, count_pair{0, 0}, true, patient};
+      const count_pair p = prefix(chunk_count);
+      if (lane == 0) shared.chunk_prefix = p;
+    }
+    block.sync();
+    // The warp's items to its slots in one pass: the first part from slot 0, the second
+    // after it, the rest after both, each in order; then one coalesced run of stores.
+    T* slots = reinterpret_cast<T*>(shared.staged + std::size_t(warp_index) * warp_items * sizeof(T));
+    const unsigned second_slot0 = count_first, rest_slot0 = count_first + count_second;
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      unsigned mine_first = before_first[r], mine_second = before_second[r];
+      unsigned mine_rest = rows::offset(r, lane, 0) - before_first[r] - before_second[r];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const unsigned p = part(r, j);
+        const unsigned slot = p == 0 ? mine_first : p == 1 ? second_slot0 + mine_second : rest_slot0 + mine_rest;
+        if (p < 3) slots[slot] = items[r][j];
+        mine_first += p == 0;
+        mine_second += p == 1;
+        mine_rest += p == 2;
+      }
+    }
+    warp.sync();
+    const count_t first_before = shared.chunk_prefix.first + before_warp.first;
+    const count_t second_before = shared.chunk_prefix.second + before_warp.second;
+    const count_t rest_before = stretch - first_before - second_before;
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < R * V; ++i) {
+      const unsigned k = i * 32 + lane;
+      if (k < valid) {
+        const T x = slots[k];
+        if (k < second_slot0) first_out[first_before + k] = x;
+        else if (k < rest_slot0) second_out[second_before + (k - second_slot0)] = x;
+        else rest_out[rest_before + (k - rest_slot0)] = x;
+      }
+    }
+    if (base + chunk_items >= n && block.thread_rank() == 0) {  // the last chunk knows the totals
+      num_out[0] = shared.chunk_prefix.first + chunk_count.first;
+      num_out[1] = shared.chunk_prefix.second + chunk_count.second;
+    }
+  }
 };
-template <class First, class Second>
-struct neither_part {
-  First first;
-  Second second;
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class T>
-  TILEKIT_HD bool operator()(const T& x) const { return !bool(first(x)) && !bool(second(x)); }
-};
+
 }  // namespace detail
 
 /// The three-way partition, for any launcher: first_out gets the items x with first(x), second_out
 /// those with !first(x) && second(x), rest_out the others, each in input order; num_out[0] and
-/// num_out[1] the first two counts. Three selects over the input (one pass each); the rest's count
-/// goes to the temporary storage. Returns launcher.invalid_value, writing nothing, for n < 0, a
-/// null num_out, a null input or output with n > 0, a too small temp_bytes; temp == nullptr only
-/// sets temp_bytes. The outputs must not overlap the input or each other.
+/// num_out[1] the first two counts. One pass (detail::partition3_kernel). Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null num_out, a null input or output
+/// with n > 0, a too small temp_bytes, more than 2^31 - 1 chunks; temp == nullptr only sets
+/// temp_bytes. The outputs must not overlap the input or each other.
 template <class Launcher, class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>
 typename Launcher::error_type device_partition_three_way(const Launcher& launcher, void* temp, std::size_t& temp_bytes,
                                                          In in, detail::count_t n, FirstOut first_out,
                                                          SecondOut second_out, RestOut rest_out, NumOut num_out,
                                                          First first, Second second) {
-  std::size_t select_bytes = 0;
-  if (device_select<false>(launcher, nullptr, select_bytes, in, n, first_out, num_out, keep_if<First>{first}) !=
-      launcher.success)
-    return launcher.invalid_value;
-  detail::temp_carver carve(temp);
-  unsigned char* select_temp = carve.take<unsigned char>(select_bytes);
-  detail::count_t* rest_count = carve.take<detail::count_t>(1);
+  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<FirstOut> || detail::wraps_pointer_v<SecondOut> ||
+                detail::wraps_pointer_v<RestOut> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
+    return device_partition_three_way(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(first_out),
+                                      detail::unwrap(second_out), detail::unwrap(rest_out), detail::unwrap(num_out), first,
+                                      second);
+  using body_t = detail::partition3_kernel<In, FirstOut, SecondOut, RestOut, NumOut, First, Second>;
+  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
+  const auto storage = detail::carve_chunk_states<detail::count_pair, detail::count_pair_states>(temp, chunks);
+  if (n < 0) return launcher.invalid_value;
   if (temp == nullptr) {
-    temp_bytes = carve.bytes();
+    temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (temp_bytes < carve.bytes() || detail::is_null(num_out) ||
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || detail::is_null(num_out) ||
       (n > 0 && (detail::is_null(in) || detail::is_null(first_out) || detail::is_null(second_out) || detail::is_null(rest_out))))
     return launcher.invalid_value;
-  std::size_t b = select_bytes;
-  if (auto e = device_select<false>(launcher, select_temp, b, in, n, first_out, num_out, keep_if<First>{first});
-      e != launcher.success)
-    return e;
-  if (auto e = device_select<false>(launcher, select_temp, b, in, n, second_out, num_out + 1,
-                                    keep_if<detail::second_part<First, Second>>{{first, second}});
-      e != launcher.success)
-    return e;
-  return device_select<false>(launcher, select_temp, b, in, n, rest_out, rest_count,
-                              keep_if<detail::neither_part<First, Second>>{{first, second}});
+  const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
+  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
+                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+                                body_t{in, n, first_out, second_out, rest_out, num_out, first, second, vector_in, storage.states},
+                                sizeof(typename body_t::shared_t));
 }
 
 /// Unique by key, for any launcher: keys_out / values_out get the first key of every run
