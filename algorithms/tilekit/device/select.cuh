@@ -134,14 +134,22 @@ struct select_kernel {
                                         : narrow_rows > 0      ? narrow_rows
                                                                : 1;
   using U = typename Values::value_type;
-  // With values, as many rows as hold about the bytes of item_rows rows of items alone
-  // (at least one): a lane's items and values then fit in registers as its items alone do.
-  static constexpr unsigned value_rows = unsigned(item_rows * sizeof(T) / (sizeof(T) + sizeof(U)));
-  static constexpr unsigned R = !Values::present ? item_rows : value_rows > 0 ? value_rows : 1;
+  // With values: rows whose items and values take 4/3 of the registers of item_rows rows
+  // of items alone (a register holds one item of up to 4 bytes), at least one row and at
+  // most item_rows. On the H200, int32 keys and values: 4 rows (80 registers, 6 blocks per
+  // SM) 1.00 / 1.05x CUB at 2^28 / 2^24; 3 rows (64, 8 blocks) 0.95 / 1.01; 6 rows (111,
+  // 4 blocks) 0.98 / 1.02.
+  static constexpr unsigned item_words = (sizeof(T) + 3) / 4, value_words = (sizeof(U) + 3) / 4;
+  static constexpr unsigned value_rows = item_rows * 4 * item_words / (3 * (item_words + value_words));
+#if defined(TILEKIT_SELECT_VALUE_ROWS)  // for measuring
+  static constexpr unsigned R = !Values::present ? item_rows : TILEKIT_SELECT_VALUE_ROWS;
+#else
+  static constexpr unsigned R = !Values::present ? item_rows : value_rows < 1 ? 1 : value_rows > item_rows ? item_rows : value_rows;
+#endif
   /// The registers' bound: 64 a thread (8 blocks of 128 per SM, as a 1024-thread bound
-  /// leaves); with values, 128 (4 blocks), so that wide values (a 16-byte struct per
-  /// 1-byte key) do not spill.
-  static constexpr unsigned MinBlocksPerSM = Values::present ? 4 : 8;
+  /// leaves); with values, 80 (6 blocks), or 128 (4 blocks) where a lane's items and values
+  /// take more than 40 registers (a 16-byte struct per 1-byte key: no spills).
+  static constexpr unsigned MinBlocksPerSM = !Values::present ? 8 : R * V * (item_words + value_words) <= 40 ? 6 : 4;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   /// The values load as vectors in the items' layout where a lane's V values fill whole 16-byte vectors.
@@ -379,7 +387,7 @@ struct partition3_kernel {
   static constexpr unsigned Threads = select_t::Threads, Warps = select_t::Warps, R = select_t::R, V = select_t::V;
   using rows = typename select_t::rows;
   static constexpr count_t warp_items = select_t::warp_items, chunk_items = select_t::chunk_items;
-  static constexpr unsigned MinBlocksPerSM = 7;  // 72 registers (at 64 it spilled 20 bytes)
+  static constexpr unsigned MinBlocksPerSM = select_tuning::partition3_blocks_per_sm;
   struct shared_t {
     unsigned warp_counts[2][Warps];
     count_pair chunk_prefix;

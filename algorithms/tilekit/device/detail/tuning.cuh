@@ -70,6 +70,14 @@ struct select_tuning {
   static constexpr unsigned vector_rows = 6;  // rows per warp when rows are 16-byte vectors (6 ahead of 4 on the H200)
 #endif
   static constexpr unsigned scalar_rows = 8;  // and for inputs read item by item
+#if defined(TILEKIT_PARTITION3_BLOCKS)  // for measuring
+  static constexpr unsigned partition3_blocks_per_sm = TILEKIT_PARTITION3_BLOCKS;
+#else
+  // The three-way partition: 72 registers, 7 blocks per SM. On the H200 (int32): 8 blocks
+  // (64 registers, 24 bytes of spills) 0.87 / 0.94 / 1.11x CUB at 2^20 / 2^24 / 2^28; 7 blocks
+  // 0.96 / 1.10 / 1.15; 6 blocks (also 72 registers) 0.96 / 1.11 / 1.16.
+  static constexpr unsigned partition3_blocks_per_sm = 7;
+#endif
 };
 
 struct run_length_encode_tuning {
