@@ -73,7 +73,7 @@ __host__ __device__ unsigned hash(std::uint64_t i) {
   return unsigned(x >> 32);
 }
 
-enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, runs_of_8 };
+enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, skewed_wide_ints, runs_of_8 };
 
 // in[i] for each kind of data; flags[i] = about half set.
 template <class T>
@@ -88,6 +88,7 @@ __global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std:
       case data::equal_bytes: in[i] = T(42); break;
       case data::keys_1pct: in[i] = T(hash(h % distinct) | 1); break;
       case data::wide_ints: in[i] = T(int(h % 65536) - 32768); break;
+      case data::skewed_wide_ints: in[i] = T(h % 10 < 9 ? int((h >> 8) % 64) * 97 - 3000 : int((h >> 8) % 65536) - 32768); break;  // 90% in 64 values
       case data::runs_of_8: in[i] = T(int(hash(i / 8) % 1000)); break;
     }
     if (flags) flags[i] = (h >> 7) & 1;
@@ -397,6 +398,11 @@ int main(int argc, char** argv) {
         scan_variant<int, true>("int32"), argmin_variant<int>("int32"), argmin_variant<float>("float"),
         select_variant<-2000>("select0"), select_variant<2000>("select100"), flagged_variant(),
         histogram_variant<int>("histogram65536", "int32", data::wide_ints, 65536, -32768, 32768),
+        histogram_variant<int>("histogram65536_skewed", "int32", data::skewed_wide_ints, 65536, -32768, 32768),
+        histogram_variant<int>("histogram16384", "int32", data::wide_ints, 16384, -32768, 32768),
+        histogram_variant<int>("histogram16384_skewed", "int32", data::skewed_wide_ints, 16384, -32768, 32768),
+        histogram_variant<int>("histogram4096", "int32", data::wide_ints, 4096, -32768, 32768),
+        histogram_variant<int>("histogram4096_skewed", "int32", data::skewed_wide_ints, 4096, -32768, 32768),
         histogram_variant<std::uint8_t>("histogram256_u8_skewed", "uint8", data::skewed_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant(),

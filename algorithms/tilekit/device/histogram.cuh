@@ -8,7 +8,8 @@
 //       bin i = [levels[i], levels[i+1]); levels ascending, in device memory
 // counters[0 .. num_levels - 1) are zeroed, then counted; samples outside the
 // bins are not counted. Any bin count: shared-memory counters per block while
-// they fit (launcher.max_shared_bytes()), global ones beyond.
+// they fit (launcher.max_shared_bytes()), 16-bit ones (two to a word) up to twice
+// that, global ones beyond.
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, num_levels < 2,
 // lower >= upper, bin arithmetic that could overflow, null pointers.
 #pragma once
@@ -31,8 +32,9 @@ namespace tilekit {
 // their bins. Other samples: while the bins fit in a block's shared
 // memory (launcher.max_shared_bytes()), every block counts its share of the
 // samples in shared counters and adds the non-zero ones to the global counters;
-// beyond that, chunks count straight into the global counters, lanes with the
-// same bin aggregated by match_any (histogram_match).
+// up to twice that many bins, 16-bit counters two to a word (half_counters: 65536
+// bins in 128 KB, a block of 1024 threads per SM); beyond that, chunks count straight
+// into the global counters, lanes with the same bin aggregated by match_any (histogram_match).
 // even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
 // HistogramEven / HistogramRange do.
 
@@ -137,10 +139,51 @@ template <class Sample>
 inline constexpr bool byte_samples_v =
     sizeof(Sample) == 1 && stdx::is_integral<Sample>::value && !stdx::is_same<Sample, bool>::value;
 
+// Calls count(sample) for block b's share of in[0 .. n) (of `blocks` blocks of Threads
+// threads; rank: the thread's rank in its block): 16-byte vectors past the first 16-byte
+// boundary, in_flight of them per thread per trip, then the rest item by item (all of
+// them for inputs that are not vector-loadable).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, unsigned K, unsigned in_flight, class In, class Count>
+TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, unsigned rank, Count count) {
+  constexpr unsigned per_vector = vector_items<In>();
+  count_t head = n, vectors = 0;
+  if constexpr (vector_loadable_v<In>) {
+    head = misaligned_head(in, n);
+    vectors = (n - head) / per_vector;
+    const count_t thread = b * Threads + rank, threads = blocks * Threads;
+    const auto* aligned = in + head;
+    count_t v = thread;
+    for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {  // in_flight vectors per thread
+      vector_of<value_of<In>, per_vector> x[in_flight];
+      TILEKIT_UNROLL
+      for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<value_of<In>, per_vector>(aligned + (v + u * threads) * per_vector);
+      TILEKIT_UNROLL
+      for (unsigned u = 0; u < in_flight; ++u)
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
+    }
+    for (; v < vectors; v += threads) {
+      const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
+    }
+  }
+  const count_t tail_from = head + vectors * per_vector, scalar_items = head + (n - tail_from);
+  const count_t step = blocks * Threads * K;
+  for (count_t base = b * Threads * K; base < scalar_items; base += step) {
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < K; ++k) {
+      const count_t j = base + count_t(k) * Threads + rank;
+      if (j < scalar_items) count(in[j < head ? j : tail_from + (j - head)]);
+    }
+  }
+}
+
 template <class In, class Counter, class Binner>
 struct histogram_kernel {
   static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
-  static constexpr unsigned per_vector = vector_items<In>(), in_flight = histogram_tuning::vectors;
+  static constexpr unsigned in_flight = histogram_tuning::vectors;
   TILEKIT_HD static std::size_t shared_bytes(int bins) { return std::size_t(bins) * sizeof(Counter); }
   In in;
   count_t n;
@@ -155,51 +198,19 @@ struct histogram_kernel {
     auto block = ctx.template block<Threads>();
     decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
-    const count_t step = blocks * Threads * K;
     const unsigned rank = block.thread_rank();
     if (privatise) {
       using be = typename decltype(block)::backend;
       Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
       histogram_init(block, local, unsigned(bins));
-      auto count = [&](const auto& sample) {
+      for_each_sample<Threads, K, in_flight>(in, n, b, blocks, rank, [&](const auto& sample) {
         const int bin = binner(sample);
         if (bin >= 0) be::atomic_add(local + bin, Counter(1));
-      };
-      // Item by item: the samples before the first 16-byte boundary and after the
-      // last whole vector (all of them for inputs that are not vector-loadable).
-      count_t head = n, vectors = 0;
-      if constexpr (vector_loadable_v<In>) {
-        head = misaligned_head(in, n);
-        vectors = (n - head) / per_vector;
-        const count_t thread = b * Threads + rank, threads = blocks * Threads;
-        const auto* aligned = in + head;
-        count_t v = thread;
-        for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {  // in_flight vectors per thread
-          vector_of<value_of<In>, per_vector> x[in_flight];
-          TILEKIT_UNROLL
-          for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<value_of<In>, per_vector>(aligned + (v + u * threads) * per_vector);
-          TILEKIT_UNROLL
-          for (unsigned u = 0; u < in_flight; ++u)
-            TILEKIT_UNROLL
-            for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
-        }
-        for (; v < vectors; v += threads) {
-          const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
-          TILEKIT_UNROLL
-          for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
-        }
-      }
-      const count_t tail_from = head + vectors * per_vector, scalar_items = head + (n - tail_from);
-      for (count_t base = b * Threads * K; base < scalar_items; base += step) {
-        TILEKIT_UNROLL
-        for (unsigned k = 0; k < K; ++k) {
-          const count_t j = base + count_t(k) * Threads + rank;
-          if (j < scalar_items) count(in[j < head ? j : tail_from + (j - head)]);
-        }
-      }
+      });
       histogram_merge(block, local, counters, unsigned(bins));
     } else {
       auto warp = tilekit::tiled_partition<32>(block);
+      const count_t step = blocks * Threads * K;
       for (count_t base = b * Threads * K; base < n; base += step) {  // every thread runs the same trips
         TILEKIT_UNROLL
         for (unsigned k = 0; k < K; ++k) {
@@ -209,6 +220,35 @@ struct histogram_kernel {
         }
       }
     }
+  }
+};
+
+// Bins past what 32-bit shared counters hold, up to twice that: 16-bit counters, two to a
+// word (half_counters), in large blocks (one per SM: 65536 bins take 128 KB).
+template <class In, class Counter, class Binner>
+struct half_histogram_kernel {
+  static constexpr unsigned Threads = half_histogram_tuning::threads, K = histogram_tuning::items;
+  static constexpr unsigned in_flight = half_histogram_tuning::vectors;
+  In in;
+  count_t n;
+  Counter* counters;  // global, zeroed
+  int bins;
+  Binner binner;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using counters_t = half_counters<decltype(block)>;
+    const counters_t local(block, ctx.template shared_array<unsigned char>(half_counters_bytes(unsigned(bins))), unsigned(bins));
+    Counter* global = counters;
+    for_each_sample<Threads, K, in_flight>(in, n, count_t(ctx.grid().block_rank()), count_t(ctx.grid().num_blocks()),
+                                           block.thread_rank(), [&](const auto& sample) {
+                                             const int bin = binner(sample);
+                                             if (bin >= 0) local.add(unsigned(bin), global);
+                                           });
+    local.merge(block, counters);
   }
 };
 
@@ -319,6 +359,11 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
+  using half_t = detail::half_histogram_kernel<In, Counter, Binner>;
+  if (const std::size_t half_bytes = half_counters_bytes(unsigned(bins));
+      !privatise && half_bytes <= launcher.max_shared_bytes())
+    return launcher.zero_then_run(counters, counter_bytes, true, grid_for(half_histogram_tuning::min_samples, 1), half_t::Threads,
+                                  half_t{in, n, counters, bins, binner}, half_bytes);
   return launcher.zero_then_run(counters, counter_bytes, true,
                                 grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm),
                                 body_t::Threads, body_t{in, n, counters, bins, binner, privatise},

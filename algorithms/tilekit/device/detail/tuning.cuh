@@ -119,6 +119,19 @@ struct histogram_tuning {
   static constexpr unsigned blocks_per_sm = 4;
 };
 
+/// Bins in 16-bit shared counters (half_counters): a block of 1024 threads per SM
+/// (65536 bins take 128 KB), 2 vectors in flight per thread, and a block per min_samples
+/// samples at most (smaller inputs take fewer blocks: each zeroes and merges every bin).
+struct half_histogram_tuning {
+  static constexpr unsigned threads = 1024;
+  static constexpr unsigned vectors = 2;
+#if defined(TILEKIT_HALF_HISTOGRAM_MIN_SAMPLES)  // for measuring
+  static constexpr long long min_samples = TILEKIT_HALF_HISTOGRAM_MIN_SAMPLES;
+#else
+  static constexpr long long min_samples = 32768;
+#endif
+};
+
 /// 1-byte samples (byte_counters: a 1 KB histogram per warp). Each block adds
 /// 256 totals to the global counters at the end, which contend in L2 when many
 /// blocks do: few large blocks, one wave of them (1024 threads per SM, what the
