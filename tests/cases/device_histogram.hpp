@@ -123,8 +123,10 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
   }
 }
 
-// even_bins divides by a multiply-high when the products fit 32 bits: the same bins
-// as the division for random levels and bin counts, at the edges of every bin range.
+// even_bins divides by a multiply-high when the products fit 32 bits, or by the bins'
+// width when it is whole: the same bins as the division for random levels and bin
+// counts (every third trial with a span that is a multiple of the bins), at the edges
+// of every bin range.
 BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -132,7 +134,9 @@ BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
   for (int trial = 0; trial < 3000; ++trial) {
     const int bins = trial % 3 == 0 ? int(1 + g() % 4) : int(1 + g() % 70000);
     const long long lower = (long long)(g() % 200001) - 100000;
-    const long long span = trial % 2 ? (long long)(1 + g() % 1000) : (long long)(1 + g() % ((1ull << 32) / unsigned(bins)));
+    const long long span = trial % 3 == 1 ? (long long)bins * (long long)(1 + g() % (65536 / bins + 1))  // whole widths
+                           : trial % 2  ? (long long)(1 + g() % 1000)
+                                        : (long long)(1 + g() % ((1ull << 32) / unsigned(bins)));
     const long long upper = std::min<long long>(lower + span, 2147483647);
     const tilekit::even_bins<int, int> binner(bins + 1, int(lower), int(upper));
     const int_even_reference ref{lower, upper, bins};
