@@ -71,14 +71,14 @@ struct even_bins {
   common scale;         ///< floating point: bins / (upper - lower)
   /// Integers whose products (sample - lower) * bins stay below 2^32 (8- and 16-bit
   /// samples, most levels): the division by upper - lower as a multiply-high by its
-  /// reciprocal (detail::divide), which gives the same bins as the division.
+  /// reciprocal (detail::divide), which gives the same bins as the division. Also
+  /// integers whose bins are all `width` wide (upper - lower a multiple of bins, at most
+  /// 2^32): (s - lower) * bins / (bins * width) is (s - lower) / width, so the product
+  /// is by multiplier 1 and the reciprocal width's (65536 bins of int32 over 65536 values:
+  /// no 64-bit division per sample).
   bool narrow;
-  /// Integers whose bins are all `width` wide (upper - lower a multiple of bins, below
-  /// 2^32): (s - lower) * bins / (bins * width) is (s - lower) / width, one multiply-high
-  /// by width's reciprocal (a shift-free copy for width 1), with no product to widen
-  /// (65536 bins of int32 over 65536 values: no 64-bit division per sample).
-  bool exact;
-  unsigned long long reciprocal;  ///< the multiply-high factor where exact (by width) or narrow (by upper - lower)
+  unsigned multiplier;            ///< where narrow: bins, or 1 for bins of a whole width
+  unsigned long long reciprocal;  ///< where narrow: the multiply-high factor (by upper - lower, or by the width)
 
   /// a - b for integers a >= b, computed in wide (the difference of two ints can overflow int).
   TILEKIT_HD static wide span(common a, common b) { return static_cast<wide>(static_cast<wide>(a) - static_cast<wide>(b)); }
@@ -86,15 +86,21 @@ struct even_bins {
   /// num_levels - 1 bins over [lower_level, upper_level); check valid() before use.
   TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
       : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
-        exact(false), reciprocal(0) {
+        multiplier(0), reciprocal(0) {
     if constexpr (detail::stdx::is_floating_point<common>::value) {
       scale = common(common(num_levels - 1) / common(upper - lower));
     } else if (upper > lower && bins > 0) {
       const unsigned long long range = static_cast<unsigned long long>(span(upper, lower));
-      exact = range <= (1ull << 32) && range % static_cast<unsigned long long>(bins) == 0;
-      narrow = !exact && range <= (1ull << 32) / static_cast<unsigned long long>(bins);
-      if (exact) reciprocal = detail::divide_by(range / static_cast<unsigned long long>(bins));
-      else if (narrow) reciprocal = detail::divide_by(range);
+      const unsigned long long whole = static_cast<unsigned long long>(bins);
+      if (range <= (1ull << 32) && range % whole == 0) {  // bins of a whole width
+        narrow = true;
+        multiplier = 1;
+        reciprocal = detail::divide_by(range / whole);
+      } else if (range <= (1ull << 32) / whole) {
+        narrow = true;
+        multiplier = unsigned(bins);
+        reciprocal = detail::divide_by(range);
+      }
     }
   }
   /// lower < upper, and (integers) bin arithmetic that cannot overflow; CUB answers
@@ -112,8 +118,7 @@ struct even_bins {
     if (!(s >= lower && s < upper)) return -1;
     int bin;
     if constexpr (detail::stdx::is_floating_point<common>::value) bin = int((s - lower) * scale);
-    else if (exact) bin = int(detail::divide(static_cast<unsigned long long>(span(s, lower)), reciprocal));
-    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(span(s, lower)) * unsigned(bins), reciprocal));
+    else if (narrow) bin = int(detail::divide(static_cast<unsigned long long>(span(s, lower)) * multiplier, reciprocal));
     else bin = int((span(s, lower) * wide(bins)) / span(upper, lower));
     return bin < bins ? bin : bins - 1;  // rounding of a float just below upper
   }
