@@ -96,14 +96,14 @@ struct keep_unique {
 
 /// What travels with the selected items: nothing (every select but unique_by_key) ...
 struct no_values {
-  static constexpr bool present = false;
-  using value_type = char;
+  static constexpr bool present = false;  ///< no values: the kernel reads and writes none
+  using value_type = char;                ///< a placeholder (never read)
 };
 /// ... or a value per item (unique_by_key): item i's value in[i] goes where item i goes, to out[..].
 template <class ValuesIn, class ValuesOut>
 struct with_values {
-  static constexpr bool present = true;
-  using value_type = detail::value_of<ValuesIn>;
+  static constexpr bool present = true;           ///< values travel with the items
+  using value_type = detail::value_of<ValuesIn>;  ///< what one value is
   ValuesIn in;    ///< one value per input item
   ValuesOut out;  ///< the selected items' values, in the same order as the items
 };

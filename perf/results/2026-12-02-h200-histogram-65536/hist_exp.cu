@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // experiment: 65536-bin int32 histogram with counters in shared memory: spread over a
 // cluster (32-bit counters, DSMEM atomics) or 16-bit packed counters in one block.
 #include <tilekit/tilekit.cuh>
