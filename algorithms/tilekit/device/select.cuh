@@ -96,30 +96,22 @@ struct keep_unique {
 
 /// What travels with the selected items: nothing (every select but unique_by_key) ...
 struct no_values {
-  static constexpr bool present = false;  ///< no values: the kernel reads and writes none
-  using value_type = char;                ///< a placeholder (never read)
+  static constexpr bool present = false;          ///< no values: the kernel reads and writes none
+  static constexpr bool vector_loadable = false;  ///< nothing to load
+  using value_type = char;                        ///< a placeholder (never read)
 };
 /// ... or a value per item (unique_by_key): item i's value in[i] goes where item i goes, to out[..].
 template <class ValuesIn, class ValuesOut>
 struct with_values {
   static constexpr bool present = true;           ///< values travel with the items
   using value_type = detail::value_of<ValuesIn>;  ///< what one value is
+  /// Whether `in` can be read as 16-byte vectors (a pointer to arithmetic values).
+  static constexpr bool vector_loadable = detail::vector_loadable_v<ValuesIn>;
   ValuesIn in;    ///< one value per input item
   ValuesOut out;  ///< the selected items' values, in the same order as the items
 };
 
 namespace detail {
-
-template <class Values>
-struct values_input {  // no_values: nothing to read
-  static constexpr bool vector_loadable = false;
-  using type = const char*;
-};
-template <class ValuesIn, class ValuesOut>
-struct values_input<with_values<ValuesIn, ValuesOut>> {
-  static constexpr bool vector_loadable = vector_loadable_v<ValuesIn>;
-  using type = ValuesIn;
-};
 
 template <bool Partition, class In, class Out, class NumOut, class Keep, class Values = no_values>
 struct select_kernel {
@@ -153,7 +145,7 @@ struct select_kernel {
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   /// The values load as vectors in the items' layout where a lane's V values fill whole 16-byte vectors.
-  static constexpr bool values_vectorisable = values_input<Values>::vector_loadable && V * sizeof(U) % 16 == 0;
+  static constexpr bool values_vectorisable = Values::vector_loadable && V * sizeof(U) % 16 == 0;
   static constexpr unsigned slot_bytes = !Values::present || sizeof(T) >= sizeof(U) ? sizeof(T) : sizeof(U);
   struct shared_t {
     unsigned warp_counts[Warps];
@@ -225,15 +217,13 @@ struct select_kernel {
     const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
     const unsigned stored = Partition ? valid : count;
     T* item_slots = shared.template warp_slots<T>(warp_index);
-    const auto is_kept = [&](unsigned r, unsigned j) { return kept[r][j]; };
-    const auto kept_before_row = [&](unsigned r) { return before[r]; };
-    stage(item_slots, items, is_kept, kept_before_row, count, lane);
+    stage(item_slots, items, kept, before, count, lane);
     warp.sync();
     write(out, item_slots, lane, stored, count, kept_before, rejected_last);
     if constexpr (Values::present) {
       U* value_slots = shared.template warp_slots<U>(warp_index);
       warp.sync();  // the items' slots are read
-      stage(value_slots, item_values, is_kept, kept_before_row, count, lane);
+      stage(value_slots, item_values, kept, before, count, lane);
       warp.sync();
       write(values.out, value_slots, lane, stored, count, kept_before, rejected_last);
     }
@@ -241,19 +231,19 @@ struct select_kernel {
     if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
   }
 
-  // A lane's items (or values) to the warp's slots: a kept item (kept(r, j)) to slot
-  // `mine` (its rank among the kept, from before[r] on in row r); for partition, every
-  // other one (past `valid` too: it stays in the warp's slots and is never stored) to
-  // count + the items before it not kept (offset - mine).
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class X, class Kept, class Before>
-  TILEKIT_HD static void stage(X* slots, const X (&xs)[R][V], Kept kept, Before before, unsigned count, unsigned lane) {
+  // A lane's items (or values) to the warp's slots: a kept item to slot `mine` (its rank
+  // among the kept, from before[r] on in row r); for partition, every other one (past
+  // `valid` too: it stays in the warp's slots and is never stored) to count + the items
+  // before it not kept (offset - mine).
+  template <class X>
+  TILEKIT_HD static void stage(X* slots, const X (&xs)[R][V], const bool (&kept)[R][V], const unsigned (&before)[R],
+                               unsigned count, unsigned lane) {
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
-      unsigned mine = before(r);
+      unsigned mine = before[r];
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        const bool keep = kept(r, j);
+        const bool keep = kept[r][j];
         const unsigned slot = keep ? mine : count + rows::offset(r, lane, j) - mine;
         if (Partition || keep) slots[slot] = xs[r][j];
         mine += keep;
