@@ -32,6 +32,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -69,16 +70,23 @@ __device__ int exchange(unsigned long long* slots, unsigned rank, int value, int
   return sum;
 }
 
-template <unsigned Blocks, unsigned Threads, impl I>
-struct reduce_body {
-  int* out;                   // per thread: the sum of the iterations' totals
+// `iters` chained cluster-wide operations on one value per thread: the reduce (Scan
+// false: every thread gets the cluster's total) or the exclusive scan (Scan true). The
+// block_global form does the block level's scan-with-aggregate (the reduce: the block's
+// total, 0 before it) and adds what the other blocks send through global memory: all
+// of their totals (reduce) or those of the blocks below (scan).
+template <unsigned Blocks, unsigned Threads, impl I, bool Scan>
+struct collective_body {
+  int* out;                   // per thread: the sum of the iterations' results
   unsigned long long* slots;  // block_global: 2 * Blocks per cluster, zeroed before the first launch
   unsigned launch;            // block_global: this launch's number (tags launch * iters + i + 1)
   union shared_t {
-    tilekit::cluster_reduce_storage<int, Blocks, Threads> cluster;
+    std::conditional_t<Scan, tilekit::cluster_scan_storage<int, Blocks, Threads>,
+                       tilekit::cluster_reduce_storage<int, Blocks, Threads>>
+        cluster;
     struct {
-      tilekit::reduce_storage<int, Threads> block;
-      int total;
+      std::conditional_t<Scan, tilekit::scan_storage<int, Threads>, tilekit::reduce_storage<int, Threads>> block;
+      int from_others;
     } local;
   };
   template <class Ctx>
@@ -92,68 +100,33 @@ struct reduce_body {
     if constexpr (I == impl::cluster) cluster.sync();  // every block started: remote shared memory may be used
 #pragma unroll 1
     for (int i = 0; i < iters; ++i) {
-      int total;
+      int result;
       if constexpr (I == impl::cluster) {
-        total = tilekit::reduce(cluster, v, tilekit::plus{}, sh.cluster);
+        if constexpr (Scan) result = tilekit::exclusive_scan(cluster, v, tilekit::plus{}, 0, sh.cluster);
+        else result = tilekit::reduce(cluster, v, tilekit::plus{}, sh.cluster);
         cluster.sync();  // storage reused
       } else {
-        const int mine = tilekit::reduce(block, v, tilekit::plus{}, sh.local.block);
+        tilekit::scanned<int> s;
+        if constexpr (Scan) s = tilekit::exclusive_scan_aggregate(block, v, tilekit::plus{}, 0, sh.local.block);
+        else s = {0, tilekit::reduce(block, v, tilekit::plus{}, sh.local.block)};
         if (threadIdx.x == 0)
-          sh.local.total = exchange<Blocks>(slots + cluster_index * 2 * Blocks, rank, mine, i, launch * iters + i + 1, Blocks);
+          sh.local.from_others = exchange<Blocks>(slots + cluster_index * 2 * Blocks, rank, s.aggregate, i,
+                                                  launch * iters + i + 1, Scan ? rank : Blocks);
         block.sync();
-        total = sh.local.total;
+        result = sh.local.from_others + s.value;
         block.sync();  // storage reused
       }
-      acc += total;
-      v += total & 1;  // the next iteration depends on this one
+      acc += result;
+      v += result & 1;  // the next iteration depends on this one
     }
     out[me] = acc;
     if constexpr (I == impl::cluster) cluster.sync();  // no block exits while others may read its shared memory
   }
 };
-
 template <unsigned Blocks, unsigned Threads, impl I>
-struct scan_body {
-  int* out;
-  unsigned long long* slots;
-  unsigned launch;
-  union shared_t {
-    tilekit::cluster_scan_storage<int, Blocks, Threads> cluster;
-    struct {
-      tilekit::scan_storage<int, Threads> block;
-      int before;
-    } local;
-  };
-  template <class Ctx>
-  __device__ void operator()(Ctx& ctx) const {
-    auto cluster = ctx.template cluster<Blocks, Threads>();
-    auto block = cluster.block();
-    shared_t& sh = ctx.template shared<shared_t>();
-    const unsigned long long me = (unsigned long long)blockIdx.x * Threads + threadIdx.x;
-    const unsigned cluster_index = blockIdx.x / Blocks, rank = cluster.block_rank();
-    int v = seed(me), acc = 0;
-    if constexpr (I == impl::cluster) cluster.sync();
-#pragma unroll 1
-    for (int i = 0; i < iters; ++i) {
-      int prefix;
-      if constexpr (I == impl::cluster) {
-        prefix = tilekit::exclusive_scan(cluster, v, tilekit::plus{}, 0, sh.cluster);
-        cluster.sync();
-      } else {
-        const tilekit::scanned<int> s = tilekit::exclusive_scan_aggregate(block, v, tilekit::plus{}, 0, sh.local.block);
-        if (threadIdx.x == 0)
-          sh.local.before = exchange<Blocks>(slots + cluster_index * 2 * Blocks, rank, s.aggregate, i, launch * iters + i + 1, rank);
-        block.sync();
-        prefix = sh.local.before + s.value;
-        block.sync();
-      }
-      acc += prefix;
-      v += prefix & 1;
-    }
-    out[me] = acc;
-    if constexpr (I == impl::cluster) cluster.sync();
-  }
-};
+using reduce_body = collective_body<Blocks, Threads, I, false>;
+template <unsigned Blocks, unsigned Threads, impl I>
+using scan_body = collective_body<Blocks, Threads, I, true>;
 
 constexpr int bins = 65536, lower = -32768;
 
