@@ -118,15 +118,27 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
       for (int x : ints) differ += binner(x) != ref(x);
       BOOST_TEST(differ == 0u, "even_bins differs from CUB's integer formula for " << differ << " samples");
     }
+    // bins 2^k integers wide, binned by a subtraction and a shift (shift_bins): 1000 bins 4
+    // wide, 20000 and 65536 bins 1 wide; 64-bit samples in 256 bins 2^24 wide
+    for (int bins : {1000, 20000, 65536}) {
+      const int width = bins == 1000 ? 4 : 1;
+      const tilekit::even_bins<int, int> binner(bins + 1, -1024, -1024 + bins * width);
+      BOOST_TEST(binner.width_shift == (width == 4 ? 2 : 0));
+      check_device_histogram(ints, bins, binner, std::string("int32 2^k wide ") + name(s));
+    }
+    const auto longs = histogram_samples<long long>(n, -(1ll << 32), 1ll << 32, s, g);
+    const tilekit::even_bins<long long, long long> long_bins(257, -(1ll << 31), 1ll << 31);
+    BOOST_TEST(long_bins.width_shift == 24);
+    check_device_histogram(longs, 256, long_bins, std::string("int64 2^24 wide ") + name(s));
     const auto floats = histogram_samples<float>(n, -2.0f, 2.0f, s, g);
     check_device_histogram(floats, 100, tilekit::even_bins<float, float>(101, -1.5f, 1.5f), std::string("float ") + name(s));
   }
 }
 
 // even_bins divides by a multiply-high when the products fit 32 bits, or by the bins'
-// width when it is whole: the same bins as the division for random levels and bin
-// counts (every third trial with a span that is a multiple of the bins), at the edges
-// of every bin range.
+// width when it is whole, and shift_bins shifts where that width is 2^k: the same bins
+// as the division for random levels and bin counts (every third trial with a span that
+// is a multiple of the bins, every sixth a 2^k multiple), at the edges of every bin range.
 BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -134,7 +146,8 @@ BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
   for (int trial = 0; trial < 3000; ++trial) {
     const int bins = trial % 3 == 0 ? int(1 + g() % 4) : int(1 + g() % 70000);
     const long long lower = (long long)(g() % 200001) - 100000;
-    const long long span = trial % 3 == 1 ? (long long)bins * (long long)(1 + g() % (65536 / bins + 1))  // whole widths
+    const long long span = trial % 6 == 4   ? (long long)bins << (g() % 12)                                // 2^k widths
+                           : trial % 3 == 1 ? (long long)bins * (long long)(1 + g() % (65536 / bins + 1))  // whole widths
                            : trial % 2  ? (long long)(1 + g() % 1000)
                                         : (long long)(1 + g() % ((1ull << 32) / unsigned(bins)));
     const long long upper = std::min<long long>(lower + span, 2147483647);
@@ -144,6 +157,8 @@ BOOST_AUTO_TEST_CASE(even_bins_reciprocal_matches_division) {
                         lower + (long long)(g() % std::uint64_t(upper - lower))}) {
       if (x < -2147483648LL || x > 2147483647LL) continue;
       differ += binner(int(x)) != ref(x);
+      if (binner.width_shift >= 0)
+        differ += tilekit::shift_bins<int, int>{binner.lower, binner.upper, unsigned(binner.width_shift)}(int(x)) != ref(x);
       ++cases;
     }
   }
