@@ -204,37 +204,16 @@ struct by_key_kernel {
     if (after >= n) next_is_head = true;
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
     else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
-    if (warp_base >= n) return;
-    // The warp's runs are consecutive: its heads' keys, and the aggregates of the runs
-    // ending in it (from the run of its first item), are staged in its slots and stored
-    // coalesced. Run r of the chunk (heads - 1; -1: the run from the chunk before) is run
-    // runs_before + r of all.
-    const unsigned heads_first = warp.shfl(items[0].heads, 0), heads_last = warp.shfl(items[Items - 1].heads, 31);
-    const bool first_is_head = warp.shfl(head[0] ? 1u : 0u, 0) != 0, last_ends = warp.shfl(next_is_head ? 1u : 0u, 31) != 0;
-    const long long first_run = (long long)heads_first - 1;                 // the run of the warp's first item
-    const long long first_key = first_is_head ? first_run : first_run + 1;  // the warp's first head's run
-    {
-      K* key_slots = reinterpret_cast<K*>(slots);
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < Items; ++k)
-        if (head[k]) key_slots[(long long)items[k].heads - 1 - first_key] = keys_in[first + k];
-      warp.sync();
-      const unsigned keys = unsigned((long long)heads_last - first_key);
-      for (unsigned j = lane; j < keys; j += 32) keys_out[runs_before + first_key + j] = key_slots[j];
-      warp.sync();  // every lane has read the keys before the aggregates take the slots
-    }
-    V* value_slots = reinterpret_cast<V*>(slots);
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) {
-      const bool last = first + k < n && (k + 1 < Items ? (first + k + 1 >= n || head[k + 1]) : next_is_head);
-      if (last) value_slots[(long long)items[k].heads - 1 - first_run] = items[k].value;
+      const count_t i = first + k;
+      if (i >= n) break;
+      const count_t run = runs_before + items[k].heads - 1;
+      if (head[k]) keys_out[run] = keys_in[i];
+      const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
+      if (last) aggregates_out[run] = items[k].value;
+      if (i == n - 1) *num_out = runs_before + items[k].heads;
     }
-    warp.sync();
-    const unsigned aggregates = unsigned((long long)heads_last - 1 - first_run + (last_ends ? 1 : 0));
-    for (unsigned j = lane; j < aggregates; j += 32) aggregates_out[runs_before + first_run + j] = value_slots[j];
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k)
-      if (first + k == n - 1) *num_out = runs_before + items[k].heads;
   }
 
   // The warp's stretch of Items * 32 items from warp_base, blocked in items (past n: in[fill]),
