@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Ratio tables from tile_bench's JSON (Google Benchmark, medians of repetitions).
+"""Ratio tables from tile_bench's, block_bench's or cluster_bench's JSON (Google
+Benchmark, medians of repetitions).
 
-  perf/tile_report.py perf/results/<date>-h200-tile_bench.json
+  perf/tile_report.py perf/results/<date>-h200/tile_bench.json
 
-Prints, per tile operation, type and tile size: tilekit's throughput and its
-ratio to each other implementation measured in the same run (>1: tilekit faster).
+Prints, per case (operation, type, sizes): tilekit's throughput and its ratio to each
+other implementation measured in the same run (>1: tilekit faster). Where every
+variant of a case is tilekit's (cluster_bench: the cluster rung against the block
+level plus global memory), the first one registered is compared with the others and
+named in the case column.
 """
 import collections
 import json
@@ -31,11 +35,14 @@ def main(path):
     print("| case | tilekit G ops/s | ratios (tilekit / other) |")
     print("|---|---|---|")
     for case, impls in groups.items():
-        ours = impls.get("tilekit") or impls.get("histogram")
-        if ours is None:
-            continue
-        others = [f"{k} {ours / v:.2f}" for k, v in impls.items() if k not in ("tilekit", "histogram") and v > 0]
-        print(f"| {case} | {ours:.1f} | {', '.join(others)} |")
+        key = next((k for k in ("tilekit", "histogram") if k in impls), None)
+        label = case
+        if key is None:  # tilekit's variants only: the first against the rest
+            key = next(iter(impls))
+            label = f"{case} ({key})"
+        ours = impls[key]
+        others = [f"{k} {ours / v:.2f}" for k, v in impls.items() if k != key and k != "histogram" and v > 0]
+        print(f"| {label} | {ours:.4g} | {', '.join(others)} |")
 
 
 if __name__ == "__main__":
