@@ -49,6 +49,47 @@ TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op o
   return partial;
 }
 
+// A warp's fold of in[first .. end), lane `lane` taking its share (at least one item:
+// end - first >= 32). Pointers to arithmetic items with at least 32 whole 16-byte vectors
+// in the range are read as vectors (Batch per lane in flight, the first batch with the
+// items before the first 16-byte boundary and after the last vector), so a segment of
+// 1024 int32 costs one DRAM round trip, not four; others as fold_strided.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Batch, class T, class In, class Op>
+TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) {
+  constexpr unsigned per_vector = vector_items<In>();
+  if constexpr (per_vector > 1 && stdx::is_arithmetic<T>::value) {
+    using V = value_of<In>;
+    const count_t head = misaligned_head(in + first, end - first);
+    const count_t vectors = (end - first - head) / per_vector, tail_from = first + head + vectors * per_vector;
+    if (vectors >= 32) {
+      const V* aligned = in + first + head;
+      const bool has_head = lane < head, has_tail = tail_from + lane < end;
+      const V head_item = has_head ? in[first + lane] : V(), tail_item = has_tail ? in[tail_from + lane] : V();
+      // op over vectors v, v + 32, ... (up to Batch of them, loaded before any is combined); @pre v < vectors
+      auto fold_batch = [&](count_t v) {
+        vector_of<V, per_vector> x[Batch];
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u < Batch; ++u)
+          if (v + u * 32 < vectors) x[u] = load_vector<V, per_vector>(aligned + (v + u * 32) * per_vector);
+        T folded = T(x[0].item[0]);
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u < Batch; ++u)
+          if (v + u * 32 < vectors)
+            TILEKIT_UNROLL
+            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) folded = op(folded, T(x[u].item[j]));
+        return folded;
+      };
+      T partial = fold_batch(lane);  // (lane < 32 <= vectors)
+      for (count_t v = lane + 32 * Batch; v < vectors; v += 32 * Batch) partial = op(partial, fold_batch(v));
+      if (has_head) partial = op(partial, T(head_item));
+      if (has_tail) partial = op(partial, T(tail_item));
+      return partial;
+    }
+  }
+  return fold_strided<32, Batch, T>(in, first, end, lane, op);
+}
+
 // Two shapes, chosen by the dispatch from the segment count alone (the lengths are on the
 // device): a block per segment while there are too few segments to keep the device busy
 // a warp each (a long segment needs the whole block's loads in flight), else a warp
@@ -59,6 +100,7 @@ template <class In, class Begins, class Ends, class Out, class Op, class T>
 struct segmented_reduce_kernel {
   static constexpr unsigned Threads = segmented_reduce_tuning::threads;
   static constexpr unsigned Batch = segmented_reduce_tuning::batch;
+  static constexpr unsigned VectorBatch = segmented_reduce_tuning::vector_batch;
   In in;
   count_t segments;
   Begins begins;
@@ -109,7 +151,7 @@ struct segmented_reduce_kernel {
       if (end <= first) {
         if (lane == 0) out[s] = init;
       } else if (end - first >= 32) {  // every lane has an item
-        const T total = tilekit::reduce(warp, fold_strided<32, Batch, T>(in, first, end, lane, op), op);
+        const T total = tilekit::reduce(warp, fold_warp<VectorBatch, T>(in, first, end, lane, op), op);
         if (lane == 0) out[s] = op(init, total);
       } else {
         const bool mine = lane < end - first;

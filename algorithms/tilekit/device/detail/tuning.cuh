@@ -44,6 +44,11 @@ struct scan_tuning {
 struct segmented_reduce_tuning {
   static constexpr unsigned threads = 256;
   static constexpr unsigned batch = 8;  // loads in flight per thread before they are combined
+#if defined(TILEKIT_SEGMENTED_VECTOR_BATCH)  // for measuring
+  static constexpr unsigned vector_batch = TILEKIT_SEGMENTED_VECTOR_BATCH;
+#else
+  static constexpr unsigned vector_batch = 4;  // 16-byte loads in flight per lane (a warp per segment; 8 spill)
+#endif
 };
 
 /// Reduce by key: one chunk of threads x items (blocked) per block.
