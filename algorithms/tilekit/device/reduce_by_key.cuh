@@ -127,8 +127,6 @@ struct by_key_kernel {
   struct shared_t {
     scan_storage<local_t, Threads> scan;
     alignas(16) raw_slots<unsigned char, (Threads / 32) * transpose::slots * slot_bytes> exchange;  // per warp: keys, then values
-    // reduce: the keys, through which they load and where they stay for the heads' outputs
-    alignas(16) raw_slots<K, Mode == by_key::reduce ? (Threads / 32) * transpose::slots : 1> kept_keys;
     raw_slots<unsigned char, Threads> first_is_head;  // whether each thread's first item is a head
     raw_slots<local_t, Mode == by_key::exclusive_scan ? Threads : 1> last;  // exclusive scan: each thread's last inclusive pair
     raw_slots<pair_t, 1> chunk_prefix;                 // the chunk's exclusive prefix (chunks after the first)
@@ -157,13 +155,12 @@ struct by_key_kernel {
     const count_t warp_base = base + count_t(warp.meta_group_rank()) * 32 * Items;
     const count_t first = warp_base + count_t(lane) * Items;  // this thread's first item
     unsigned char* slots = &shared.exchange.bytes[warp.meta_group_rank() * transpose::slots * slot_bytes];
-    K* const kept_keys = &shared.kept_keys[warp.meta_group_rank() * transpose::slots];  // (reduce)
 
     // Items past n: not heads, the chunk's first key and value (only the last chunk's aggregate sees them).
     bool head[Items];
     {
       K keys[Items];
-      K* key_slots = Mode == by_key::reduce ? kept_keys : reinterpret_cast<K*>(slots);
+      K* key_slots = reinterpret_cast<K*>(slots);
       load_blocked(warp, keys_in, warp_base, base, keys, key_slots);
       K previous = keys[0];
       if (lane > 0) previous = key_slots[transpose::padded(lane * Items - 1)];
@@ -206,13 +203,13 @@ struct by_key_kernel {
     const count_t after = first + Items;
     if (after >= n) next_is_head = true;
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
-    else next_is_head = !bool(eq(kept_keys[transpose::padded(lane * Items + Items - 1)], K(keys_in[after])));
+    else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) {
       const count_t i = first + k;
       if (i >= n) break;
       const count_t run = runs_before + items[k].heads - 1;
-      if (head[k]) keys_out[run] = kept_keys[transpose::padded(lane * Items + k)];
+      if (head[k]) keys_out[run] = keys_in[i];
       const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
       if (last) aggregates_out[run] = items[k].value;
       if (i == n - 1) *num_out = runs_before + items[k].heads;
