@@ -29,10 +29,10 @@
 // atomic add of 1 or 1 << 16 on its word. The thread whose add takes a counter to
 // spill_at (2^14) takes spill_at off it and adds spill_at to the bin's global counter, so
 // no counter passes 2^16 - 1 unless 2^15 more samples of one bin land between that
-// thread's two atomics (its next instructions, after at most the rest of its batch's
-// atomics; one SM's shared atomics on one address take a cycle or more each). merge adds
-// what is left. Measured on the H200 (int32, 65536 bins, 1024 threads, a block per SM):
-// 3.4 TB/s at 2^28, uniform or 90% in 64 bins, 35x / 13x CUB 3.0.1; counters spread over a cluster's blocks (distributed shared
+// thread's two atomics (its next instructions; one SM's shared atomics on one address
+// take a cycle or more each). merge adds what is left. Measured on the H200 (int32, 65536
+// bins, 1024 threads, a block per SM): 3.4 TB/s at 2^28, uniform or 90% in 64 bins,
+// 35x / 13x CUB 3.0.1; counters spread over a cluster's blocks (distributed shared
 // memory atomics) reached 0.66 TB/s at best (perf/results/2026-12-02-h200-histogram-65536).
 #pragma once
 #include <tilekit/block/shape.cuh>
@@ -156,25 +156,11 @@ class half_counters {
   TILEKIT_EXEC_CHECK_DISABLE
   template <class GlobalCounter>
   TILEKIT_HD void add(unsigned bin, GlobalCounter* global) const {
-    const int one[1] = {int(bin)};
-    add(one, global);
-  }
-  /// Counts M samples of the given bins (< bins; negative: no bin, not counted). Their
-  /// atomics issue back to back, then the spills (the thread's next instructions).
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <unsigned M, class GlobalCounter>
-  TILEKIT_HD void add(const int (&bins)[M], GlobalCounter* global) const {
-    std::uint32_t old[M];
-    TILEKIT_UNROLL
-    for (unsigned i = 0; i < M; ++i)
-      old[i] = bins[i] >= 0 ? be::atomic_add(words_ + bins[i] / 2, std::uint32_t(1) << shift_of(bins[i])) : 0u;
-    TILEKIT_UNROLL
-    for (unsigned i = 0; i < M; ++i) {
-      const unsigned shift = shift_of(bins[i]);
-      if (bins[i] >= 0 && ((old[i] >> shift) & 0xFFFFu) == spill_at - 1) {
-        be::atomic_add(words_ + bins[i] / 2, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
-        be::atomic_add(global + bins[i], static_cast<GlobalCounter>(spill_at));
-      }
+    const unsigned shift = shift_of(bin);
+    const std::uint32_t old = be::atomic_add(words_ + bin / 2, std::uint32_t(1) << shift);
+    if (((old >> shift) & 0xFFFFu) == spill_at - 1) {
+      be::atomic_add(words_ + bin / 2, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
+      be::atomic_add(global + bin, static_cast<GlobalCounter>(spill_at));
     }
   }
   /// Waits for the block's samples (block.sync()), then adds its non-zero counters to global[0 .. bins).
@@ -187,13 +173,13 @@ class half_counters {
     // the H200: the merge's atomics were throttled by the memory pipeline).
     const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
     for (unsigned b = block.thread_rank(); b < bins_; b += stride) {
-      const std::uint32_t count = (words_[b / 2] >> shift_of(int(b))) & 0xFFFFu;
+      const std::uint32_t count = (words_[b / 2] >> shift_of(b)) & 0xFFFFu;
       if (count != 0) be::atomic_add(global + b, static_cast<GlobalCounter>(count));
     }
   }
 
  private:
-  TILEKIT_HD static unsigned shift_of(int bin) { return unsigned(bin & 1) * 16u; }  // the bin's half of its word
+  TILEKIT_HD static unsigned shift_of(unsigned bin) { return (bin & 1u) * 16u; }  // the bin's half of its word
   std::uint32_t* words_;
   unsigned bins_;
 };

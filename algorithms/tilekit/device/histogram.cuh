@@ -189,15 +189,13 @@ template <class S, class L, class Sample>
 inline constexpr bool shifts_v<even_bins<S, L>, Sample> =
     stdx::is_integral<typename even_bins<S, L>::common>::value && !byte_samples_v<Sample>;
 
-// Calls count(samples), samples a const array of values, for block b's share of
-// in[0 .. n) (of `blocks` blocks of Threads threads; rank: the thread's rank in its
-// block): in_flight 16-byte vectors' worth per call past the first 16-byte boundary,
-// then one vector's, then the rest one at a time (all of them for inputs that are not
-// vector-loadable). Whole arrays let a caller issue their atomics back to back.
+// Calls count(sample) for block b's share of in[0 .. n) (of `blocks` blocks of Threads
+// threads; rank: the thread's rank in its block): 16-byte vectors past the first 16-byte
+// boundary, in_flight of them per thread per trip, then the rest item by item (all of
+// them for inputs that are not vector-loadable).
 TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Threads, unsigned K, unsigned in_flight, class In, class Count>
 TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, unsigned rank, Count count) {
-  using T = value_of<In>;
   constexpr unsigned per_vector = vector_items<In>();
   count_t head = n, vectors = 0;
   if constexpr (vector_loadable_v<In>) {
@@ -207,22 +205,18 @@ TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, uns
     const auto* aligned = in + head;
     count_t v = thread;
     for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {  // in_flight vectors per thread
-      vector_of<T, per_vector> x[in_flight];
+      vector_of<value_of<In>, per_vector> x[in_flight];
       TILEKIT_UNROLL
-      for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<T, per_vector>(aligned + (v + u * threads) * per_vector);
-      T samples[in_flight * per_vector];
+      for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<value_of<In>, per_vector>(aligned + (v + u * threads) * per_vector);
       TILEKIT_UNROLL
       for (unsigned u = 0; u < in_flight; ++u)
         TILEKIT_UNROLL
-        for (unsigned j = 0; j < per_vector; ++j) samples[u * per_vector + j] = x[u].item[j];
-      count(samples);
+        for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
     }
     for (; v < vectors; v += threads) {
-      const auto x = load_vector<T, per_vector>(aligned + v * per_vector);
-      T samples[per_vector];
+      const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
       TILEKIT_UNROLL
-      for (unsigned j = 0; j < per_vector; ++j) samples[j] = x.item[j];
-      count(samples);
+      for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
     }
   }
   const count_t tail_from = head + vectors * per_vector, scalar_items = head + (n - tail_from);
@@ -231,10 +225,7 @@ TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, uns
     TILEKIT_UNROLL
     for (unsigned k = 0; k < K; ++k) {
       const count_t j = base + count_t(k) * Threads + rank;
-      if (j < scalar_items) {
-        const T one[1] = {T(in[j < head ? j : tail_from + (j - head)])};
-        count(one);
-      }
+      if (j < scalar_items) count(in[j < head ? j : tail_from + (j - head)]);
     }
   }
 }
@@ -262,11 +253,9 @@ struct histogram_kernel {
       using be = typename decltype(block)::backend;
       Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
       histogram_init(block, local, unsigned(bins));
-      for_each_sample<Threads, K, in_flight>(in, n, b, blocks, rank, [&](const auto& samples) {
-        for (const auto& sample : samples) {
-          const int bin = binner(sample);
-          if (bin >= 0) be::atomic_add(local + bin, Counter(1));
-        }
+      for_each_sample<Threads, K, in_flight>(in, n, b, blocks, rank, [&](const auto& sample) {
+        const int bin = binner(sample);
+        if (bin >= 0) be::atomic_add(local + bin, Counter(1));
       });
       histogram_merge(block, local, counters, unsigned(bins));
     } else {
@@ -305,12 +294,9 @@ struct half_histogram_kernel {
     const counters_t local(block, ctx.template shared_array<unsigned char>(half_counters_bytes(unsigned(bins))), unsigned(bins));
     Counter* global = counters;
     for_each_sample<Threads, K, in_flight>(in, n, count_t(ctx.grid().block_rank()), count_t(ctx.grid().num_blocks()),
-                                           block.thread_rank(), [&](const auto& samples) {
-                                             constexpr unsigned m = sizeof(samples) / sizeof(samples[0]);
-                                             int bins_of[m];
-                                             TILEKIT_UNROLL
-                                             for (unsigned i = 0; i < m; ++i) bins_of[i] = binner(samples[i]);
-                                             local.add(bins_of, global);
+                                           block.thread_rank(), [&](const auto& sample) {
+                                             const int bin = binner(sample);
+                                             if (bin >= 0) local.add(unsigned(bin), global);
                                            });
     local.merge(block, counters);
   }
