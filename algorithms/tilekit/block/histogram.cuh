@@ -32,8 +32,9 @@
 // thread's two atomics (its next instructions; one SM's shared atomics on one address
 // take a cycle or more each). merge adds what is left. Measured on the H200 (int32, 65536
 // bins, 1024 threads, a block per SM): 3.5 TB/s at 2^28, uniform or 90% in 64 bins,
-// 35x / 14x the faster of CUB 3.0.1 and 3.5; counters spread over a cluster's blocks (distributed shared
-// memory atomics) reached 0.66 TB/s at best (perf/results/2026-12-02-h200-histogram-65536).
+// 35x / 14x the faster of CUB 3.0.1 and 3.5; counters spread over a cluster's blocks
+// (distributed shared memory atomics) reached 0.66 TB/s at best
+// (perf/results/2026-12-02-h200-histogram-65536).
 #pragma once
 #include <tilekit/block/shape.cuh>
 #include <tilekit/core/storage.hpp>
