@@ -49,7 +49,7 @@ void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
   const auto launcher = ::backend::launcher();
   auto encode = [&](void* temp, std::size_t& bytes) {
     if constexpr (General)
-      return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::chunk_states<tilekit::detail::run_mark>>(
+      return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::epoch_states<tilekit::detail::run_mark>>(
           launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(), lengths.data(), runs.data());
     else
       return tilekit::device_run_length_encode<NonTrivial>(launcher, temp, bytes, in.data(), std::int64_t(n), keys.data(),

@@ -206,6 +206,41 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   }
 }
 
+// One temporary storage reused by call after call, never cleared: each call's chunk states
+// must ignore those the calls before it left (the storage needs no zeroing). Sizes that
+// shrink and grow, 4-, 8- and 16-byte values (one 16-byte word per state, or values apart
+// from their tag).
+BOOST_AUTO_TEST_CASE(storage_reused_without_clearing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher_later_blocks_first();  // the simulator: later chunks poll first
+  auto g = rng_for(next_salt());
+  const std::int64_t max_n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_scan<true>(launcher, nullptr, bytes, static_cast<const mat2*>(nullptr), max_n,
+                                           static_cast<mat2*>(nullptr), mat_mul{}, mat2{}, false) == launcher.success);
+  sbuf<unsigned char> temp(bytes, 0xCD);  // the largest states of the three types
+  auto check = [&](auto zero, auto op, std::int64_t n, int call) {
+    using T = decltype(zero);
+    std::vector<T> h = random_vector<T>(std::size_t(n), g);
+    if constexpr (std::is_integral_v<T>) for (auto& x : h) x = static_cast<T>(x % 1000);
+    sbuf<T> in(h), out(std::size_t(n), poison<T>());
+    std::size_t b = bytes;
+    const auto e = tilekit::device_scan<true>(launcher, temp.data(), b, in.data(), n, out.data(), op, zero, false);
+    ::backend::sync();
+    BOOST_TEST_CONTEXT(::backend::name << " device scan, call " << call << " on reused storage, " << type_name<T>() << " n=" << n
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      BOOST_TEST((out.to_host() == reference_scan(scan_kind::inclusive, h.data(), n, op, zero)));
+    }
+  };
+  int call = 0;
+  for (std::int64_t n : {max_n, max_n, max_n / 3 + 7, max_n, std::int64_t(1000)}) {
+    check(0, tilekit::plus{}, n, call++);
+    check(0ll, tilekit::plus{}, n, call++);
+    check(mat2{}, mat_mul{}, n / 4 + 1, call++);
+  }
+}
+
 // An exclusive scan whose init the kernel reads from memory (CUB's FutureValue): the value
 // stored there, not the one passed, seeds the scan.
 BOOST_AUTO_TEST_CASE(init_read_when_the_kernel_runs) {

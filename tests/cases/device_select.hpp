@@ -509,6 +509,44 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   }
 }
 
+// One temporary storage reused by select after select, never cleared: each call's chunk
+// counts must ignore those the calls before it left (the storage needs no zeroing).
+BOOST_AUTO_TEST_CASE(storage_reused_without_clearing) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher_later_blocks_first();  // the simulator: later chunks poll first
+  auto g = rng_for(next_salt());
+  const std::int64_t max_n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
+  std::vector<int> h(static_cast<std::size_t>(max_n));
+  for (auto& x : h) x = int(g() % 1000);
+  selbuf<int> in(h);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_select<false>(launcher, nullptr, bytes, in.data(), max_n, in.data(),
+                                              static_cast<std::int64_t*>(nullptr), tilekit::keep_if<below>{below{0}}) ==
+                launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  int call = 0;
+  for (std::int64_t n : {max_n, max_n, max_n / 3 + 7, max_n, std::int64_t(1000)}) {
+    for (int threshold : {500, 10, 990}) {
+      const tilekit::keep_if<below> keep{below{threshold}};
+      std::vector<int> want;
+      for (std::int64_t i = 0; i < n; ++i)
+        if (h[std::size_t(i)] < threshold) want.push_back(h[std::size_t(i)]);
+      selbuf<int> out(std::size_t(n), poison<int>());
+      selbuf<std::int64_t> num(1, -1);
+      std::size_t b = bytes;
+      const auto e = tilekit::device_select<false>(launcher, temp.data(), b, in.data(), n, out.data(), num.data(), keep);
+      ::backend::sync();
+      BOOST_TEST_CONTEXT(::backend::name << " device select, call " << call++ << " on reused storage, n=" << n
+                                         << " threshold " << threshold << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
+        const auto got = out.to_host();
+        BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -136,6 +136,72 @@ BOOST_AUTO_TEST_CASE(future_init_value_matches_cub) {
   }
 }
 
+// ---- one launch, no zeroing: the chunk states across graph replays
+
+namespace {
+
+// in = all + *next (replay k scans the window starting at item k).
+__global__ void pick_window(const int* all, int* in, long long n, const unsigned* next) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    in[i] = all[*next + i];
+}
+
+// checksums[*next] = sum of out[i] * (2i + 1) (mod 2^64); then ++*next (one block of 1024).
+__global__ void checksum(const int* out, long long n, unsigned long long* checksums, unsigned* next) {
+  unsigned long long s = 0;
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) s += (unsigned long long)(long long)out[i] * (2ull * i + 1);
+  atomicAdd(&checksums[*next], s);
+  __syncthreads();
+  if (threadIdx.x == 0) *next += 1;
+}
+
+}  // namespace
+
+// A graph of (copy window k into the input, scan it, checksum the output) replayed 100
+// times on the same temporary storage, never cleared: the replays repeat the call's tag,
+// so each must still ignore the chunk states the replay before it left.
+BOOST_AUTO_TEST_CASE(graph_replayed_100_times_on_the_same_storage) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  constexpr unsigned replays = 100;
+  const long long n = tk_test::gpu_backend::small() ? 300007 : 4000037;  // many chunks (above the patient grid)
+  std::vector<int> all(std::size_t(n) + replays);
+  for (auto& x : all) x = int(g() % 2001) - 1000;
+  tk_test::device_buffer<int> d_all(all), in(std::size_t(n), 0), out(std::size_t(n), tk_test::poison<int>());
+  tk_test::device_buffer<unsigned long long> sums(replays, 0ull);
+  tk_test::device_buffer<unsigned> next(1, 0u);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device::inclusive_sum(nullptr, bytes, in.data(), std::int64_t(n), out.data()) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes, 0xCD);
+  cudaStream_t stream;
+  TK_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  pick_window<<<264, 256, 0, stream>>>(d_all.data(), in.data(), n, next.data());
+  BOOST_TEST(tilekit::device::inclusive_sum(temp.data(), bytes, in.data(), std::int64_t(n), out.data(), stream) == cudaSuccess);
+  checksum<<<1, 1024, 0, stream>>>(out.data(), n, sums.data(), next.data());
+  TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (unsigned i = 0; i < replays; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto got = sums.to_host();
+  int wrong = 0, first = -1;
+  for (unsigned k = 0; k < replays; ++k) {
+    unsigned long long want = 0;
+    long long run = 0;
+    for (long long i = 0; i < n; ++i) {
+      run += all[k + std::size_t(i)];
+      want += (unsigned long long)(long long)int(run) * (2ull * i + 1);
+    }
+    if (got[k] != want && wrong++ == 0) first = int(k);
+  }
+  BOOST_TEST(wrong == 0, wrong << " of " << replays << " replays wrong (first: replay " << first
+                               << "), TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  TK_CUDA_CHECK(cudaGraphDestroy(graph));
+  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 BOOST_AUTO_TEST_CASE(native_entry_points_in_a_stream) {
   std::vector<int> h(3000017);
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = int(i % 7) - 3;

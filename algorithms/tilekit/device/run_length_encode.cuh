@@ -49,8 +49,8 @@ struct run_mark_op {  // associative, not commutative
 };
 
 // The run marks' chunk states while n < 2^31: emits and start + 1 in 31 bits each of
-// packed62_states' word (single relaxed accesses, as count_states). Larger inputs use
-// chunk_states<run_mark> (fenced).
+// the 64-bit word beside the tag (epoch_codec_states: single relaxed accesses). Larger
+// inputs use epoch_states<run_mark> (values apart from the tag, which is fenced).
 struct run_mark_codec {
   static constexpr unsigned long long low31 = (1ull << 31) - 1;
   TILEKIT_HD static unsigned long long bits(const run_mark& v) {
@@ -60,7 +60,7 @@ struct run_mark_codec {
     return {count_t(bits & low31), count_t((bits >> 31) & low31) - 1};
   }
 };
-using run_mark_states = packed62_states<run_mark, run_mark_codec>;
+using run_mark_states = epoch_codec_states<run_mark, run_mark_codec>;
 
 template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut, class States>
 struct rle_kernel {
@@ -90,7 +90,7 @@ struct rle_kernel {
   LengthsOut lengths_out;
   NumOut num_out;
   bool vector_in;
-  States states;
+  launch_states<run_mark, States> states;
 
   // The position of the last head among the lanes `lanes` of a row (heads[j]: the
   // ballot of slot j; lanes not 0), as lane * V + slot.
@@ -107,7 +107,7 @@ struct rle_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using be = typename decltype(block)::backend;
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -115,6 +115,7 @@ struct rle_kernel {
       if (block.thread_rank() == 0) *num_out = 0;
       return;
     }
+    const unsigned long long seen = states.template read_counter<be>();
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
@@ -178,8 +179,8 @@ struct rle_kernel {
     }
     if (warp_index == 0) {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
-      look_back<decltype(block), run_mark, run_mark_op, States> prefix{block,         states, chunk, run_mark_op{},
-                                                                       run_mark{0, -1}, true,   patient};
+      look_back<decltype(block), run_mark, run_mark_op, States> prefix{
+          block, states.at(seen), chunk, run_mark_op{}, run_mark{0, -1}, true, patient};
       const run_mark p = prefix(chunk_total);
       if (lane == 0) shared.prefix = p;
     }
@@ -240,6 +241,7 @@ struct rle_kernel {
       const run_mark all = run_mark_op{}(shared.prefix, chunk_total);
       if (!NonTrivial) lengths_out[all.emits - 1] = n - all.start;
       *num_out = all.emits;
+      states.template close<be>(seen);  // this thread ran the look-back: every chunk has published
     }
   }
 };
@@ -252,7 +254,7 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
                                                      count_t n, KeysOut keys_out, LengthsOut lengths_out, NumOut num_out) {
   using body_t = rle_kernel<NonTrivial, In, KeysOut, LengthsOut, NumOut, States>;
   const count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
-  const auto storage = carve_chunk_states<run_mark, States>(temp, chunks);
+  const auto storage = carve_launch_states<run_mark, States>(temp, chunks, next_call_tag());
   if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
@@ -262,10 +264,10 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
   if (is_null(num_out) || (n > 0 && (is_null(in) || is_null(keys_out) || is_null(lengths_out))))
     return launcher.invalid_value;
   const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
-  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
-                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                                body_t{in, n, keys_out, lengths_out, num_out, vector_in, storage.states},
-                                sizeof(typename body_t::shared_t));
+  launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
+  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+                      body_t{in, n, keys_out, lengths_out, num_out, vector_in, storage.states},
+                      sizeof(typename body_t::shared_t));
 }
 }  // namespace detail
 
@@ -284,7 +286,7 @@ typename Launcher::error_type device_run_length_encode(const Launcher& launcher,
   if (n < (detail::count_t(1) << 31))
     return detail::run_length_encode_with<NonTrivial, detail::run_mark_states>(launcher, temp, temp_bytes, in, n, keys_out,
                                                                                lengths_out, num_out);
-  return detail::run_length_encode_with<NonTrivial, detail::chunk_states<detail::run_mark>>(
+  return detail::run_length_encode_with<NonTrivial, detail::epoch_states<detail::run_mark>>(
       launcher, temp, temp_bytes, in, n, keys_out, lengths_out, num_out);
 }
 

@@ -31,9 +31,8 @@ namespace tilekit {
 // decoupled look-back. Each chunk publishes its aggregate as soon as it has it,
 // then its inclusive prefix; the first warp of the next chunks walks back over
 // those, 32 chunks at a time, to the nearest inclusive prefix. op need only be
-// associative (values meet in index order). in == out is allowed. Chunk states
-// start zeroed (launcher.zero_then_run: a memset for small grids, else a zeroing kernel the
-// scan kernel overlaps with a dependent launch). The entry points are
+// associative (values meet in index order). in == out is allowed. The kernel is the
+// call's only launch: its chunk states need no zeroing (launch_states). The entry points are
 // tilekit::device::inclusive_scan / exclusive_scan (GPU) and this function with
 // a tilekit::sim::launcher (simulator).
 
@@ -65,21 +64,24 @@ struct scan_kernel {
   bool has_init;
   bool vector_in;   // in is 16-byte aligned: whole chunks load vectors
   bool vector_out;  // out is a T*, 16-byte aligned: whole chunks store vectors
-  chunk_states<T> states;
+  launch_states<T> states;
   const T* init_from;  // non-null: init is read from here when the kernel runs (a future value)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using be = typename decltype(block)::backend;
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
+    const unsigned long long seen = states.template read_counter<be>();
     T* slots = &shared.transpose[warp.meta_group_rank() * exchange::slots];
     T items[K] = {};
     load(warp, chunk, items, slots);
-    scan_store(block, warp, shared.scan, chunk, items, slots, ctx.grid().num_blocks() >= look_back_tuning::patient_grid);
+    scan_store(block, warp, shared.scan, chunk, items, slots, seen, ctx.grid().num_blocks() >= look_back_tuning::patient_grid);
+    // thread 0 ran the look-back: every chunk before this one has published
+    if (chunk + 1 == count_t(ctx.grid().num_blocks()) && block.thread_rank() == 0) states.template close<be>(seen);
   }
 
   // Loads chunk `chunk` into items (blocked), through the warp's slots.
@@ -108,12 +110,13 @@ struct scan_kernel {
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Block, class Warp, class Scan>
   TILEKIT_HD void scan_store(const Block& block, const Warp& warp, Scan& scan, count_t chunk, T (&items)[K], T* slots,
-                             bool patient) const {
+                             unsigned long long seen, bool patient) const {
     const T seed = init_from != nullptr ? T(*init_from) : init;
-    look_back<Block, T, Op> prefix{block, states, chunk, op, seed, has_init, patient};
+    const epoch_states<T> chunk_states = states.at(seen);
+    look_back<Block, T, Op, epoch_states<T>> prefix{block, chunk_states, chunk, op, seed, has_init, patient};
     if (chunk == 0 && !has_init) {
       const T aggregate = tilekit::inclusive_scan(block, items, items, op, scan);
-      if (block.thread_rank() == 0) states.template publish<typename Block::backend>(0, 2, aggregate);
+      if (block.thread_rank() == 0) chunk_states.template publish<typename Block::backend>(0, 2, aggregate);
     } else if constexpr (Inclusive) {
       tilekit::inclusive_scan_prefix(block, items, items, op, scan, prefix);
     } else {
@@ -147,7 +150,7 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op>;
   using shape = typename body_t::shape;
   const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
-  const auto storage = detail::carve_chunk_states<T>(temp, chunks);
+  const auto storage = detail::carve_launch_states<T>(temp, chunks, detail::next_call_tag());
   if (n < 0 || (!Inclusive && !has_init)) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
@@ -160,10 +163,12 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   const bool vector_in = detail::vector_loadable_v<In> && detail::misaligned_head(in, shape::chunk) == 0;
   bool vector_out = false;
   if constexpr (detail::stdx::is_same<Out, T*>::value) vector_out = reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
-  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
-                                unsigned(chunks), body_t::Threads,
-                                body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from},
-                                sizeof(typename body_t::shared_t));
+  // Any content of the storage is valid (launch_states); tell a memory checker so
+  // (compute-sanitizer initcheck, through NVTX).
+  launcher.assume_initialized(storage.first, storage.used);
+  return launcher.run(unsigned(chunks), body_t::Threads,
+                      body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from},
+                      sizeof(typename body_t::shared_t));
 }
 
 }  // namespace tilekit

@@ -41,8 +41,8 @@ namespace tilekit {
 // warp is contiguous. An item's rank in the warp is the kept items of the rows
 // above, of the lanes below in its row, and before it in its own vector: one warp
 // scan of every lane's per-row counts packed into a word (warp_rows::row_ranks). The warps' counts are added through shared
-// memory and the chunks' counts chained by the decoupled look-back (64-bit counts,
-// packed with their flag). keep(i, item, previous) sees the global index and, for
+// memory and the chunks' counts chained by the decoupled look-back (64-bit counts in
+// launch_states: the kernel is the call's only launch). keep(i, item, previous) sees the global index and, for
 // keep_unique, the item before. Without Partition out may be in (in place): a chunk
 // writes below its own end only after the look-back, when every chunk before it has
 // read its items (a chunk publishes its count after loading them). Otherwise out must
@@ -164,7 +164,7 @@ struct select_kernel {
   NumOut num_out;
   Keep keep;
   bool vector_in;  // in is 16-byte aligned: full chunks load vectors
-  count_states states;
+  launch_states<count_t> states;
   Values values;
   bool vector_values;  // values.in is 16-byte aligned and values_vectorisable
 
@@ -172,7 +172,7 @@ struct select_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using be = typename decltype(block)::backend;
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -180,6 +180,7 @@ struct select_kernel {
       if (block.thread_rank() == 0) *num_out = 0;
       return;
     }
+    const unsigned long long seen = states.template read_counter<be>();
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
@@ -202,8 +203,8 @@ struct select_kernel {
     }
     if (warp_index == 0) {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
-      look_back<decltype(block), count_t, plus, count_states, chunk_items> prefix{block, states, chunk, plus{},
-                                                                                  count_t(0), true, patient};
+      look_back<decltype(block), count_t, plus, epoch_states<count_t>, chunk_items> prefix{
+          block, states.at(seen), chunk, plus{}, count_t(0), true, patient};
       const count_t p = prefix(chunk_count);
       if (lane == 0) shared.chunk_prefix = p;
     }
@@ -227,8 +228,11 @@ struct select_kernel {
       warp.sync();
       write(values.out, value_slots, lane, stored, count, kept_before, rejected_last);
     }
-    // The last chunk knows the total.
-    if (base + chunk_items >= n && block.thread_rank() == 0) *num_out = shared.chunk_prefix + chunk_count;
+    // The last chunk knows the total; its thread 0 ran the look-back, so every chunk has published.
+    if (base + chunk_items >= n && block.thread_rank() == 0) {
+      *num_out = shared.chunk_prefix + chunk_count;
+      states.template close<be>(seen);
+    }
   }
 
   // A lane's items (or values) to the warp's slots: a kept item to slot `mine` (its rank
@@ -312,7 +316,7 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
                                     detail::unwrap(num_out), keep, values);
   using body_t = detail::select_kernel<Partition, In, Out, NumOut, Keep, Values>;
   const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
-  const auto storage = detail::carve_chunk_states<detail::count_t, detail::count_states>(temp, chunks);
+  const auto storage = detail::carve_launch_states<detail::count_t>(temp, chunks, detail::next_call_tag());
   if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
@@ -323,10 +327,10 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
   bool vector_values = false;
   if constexpr (body_t::values_vectorisable) vector_values = detail::misaligned_head(values.in, body_t::chunk_items) == 0;
-  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
-                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                                body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values},
-                                sizeof(typename body_t::shared_t));
+  launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
+  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
+                      body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values},
+                      sizeof(typename body_t::shared_t));
 }
 
 namespace detail {

@@ -29,4 +29,80 @@ TILEKIT_HD chunk_state_storage<States> carve_chunk_states(void* temp, count_t ch
           std::size_t(chunks) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
 }
 
+// epoch_states of values that Codec packs into 64 bits (Codec::bits(v), and
+// Codec::value(bits) back): the tag and the bits in one 16-byte word, one relaxed
+// store and one relaxed load (as epoch_states' pair layout).
+template <class T, class Codec>
+struct epoch_codec_states {
+  static constexpr std::size_t tag_words = 2, value_words = 0;
+  unsigned long long* tags;
+  unsigned* values;  // unused
+  unsigned long long epoch;
+
+  template <class Backend>
+  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
+    Backend::store_relaxed_pair(tags + 2 * chunk, epoch * 4 + flag, Codec::bits(v));
+  }
+  template <class Backend>
+  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
+    unsigned long long tag = 0, bits = 0;
+    Backend::load_relaxed_pair(tags + 2 * chunk, tag, bits);
+    if (tag / 4 != epoch) return 0;
+    v = Codec::value(bits);
+    return static_cast<unsigned>(tag % 4);
+  }
+};
+
+// Chunk states that need no zeroing before the launch, so that the single-pass kernel
+// is the call's only launch (no memset, no zeroing kernel): epoch_states under an epoch
+// that each launch draws from the call's tag (next_call_tag, passed as a kernel argument)
+// and a counter at the head of the storage. Every chunk reads the counter before it
+// publishes anything; the last chunk, whose look-back ends only after every chunk
+// before it has published (each inclusive prefix stands on its predecessors'), then
+// advances it. A CUDA graph replaying the launch repeats the tag, not the counter.
+// Anything else in the storage (garbage, a previous call's states) matches the
+// epoch with odds of 2^-62 per state.
+template <class T, class States = epoch_states<T>>
+struct launch_states {
+  using states_t = States;
+  unsigned long long* counter;
+  unsigned long long* tags;
+  unsigned* values;
+  unsigned long long call_tag;
+
+  /// The counter, read by every chunk before it publishes (early: its latency hides
+  /// behind the chunk's loads; only this word stays live, not the states).
+  template <class Backend>
+  TILEKIT_HD unsigned long long read_counter() const {
+    return Backend::load_relaxed(counter);
+  }
+  /// The states this launch publishes and polls, from the counter as read.
+  TILEKIT_HD states_t at(unsigned long long seen) const { return {tags, values, mix64(call_tag ^ seen) >> 2}; }
+  /// Called once, by the last chunk after its look-back (or as the only chunk).
+  template <class Backend>
+  TILEKIT_HD void close(unsigned long long seen) const {
+    Backend::store_relaxed(counter, seen + 1);
+  }
+};
+
+// launch_states for `chunks` chunks carved from temporary storage (a null temp: only the
+// bytes needed); [first, first + used) is what the kernel reads before writing.
+template <class T, class States>
+struct launch_state_storage {
+  launch_states<T, States> states;
+  void* first;
+  std::size_t used;
+  std::size_t bytes;
+};
+template <class T, class States = epoch_states<T>>
+TILEKIT_HD launch_state_storage<T, States> carve_launch_states(void* temp, count_t chunks, unsigned long long call_tag) {
+  using states_t = States;
+  temp_carver carve(temp);
+  auto* counter = carve.take<unsigned long long>(2);  // 16 bytes: the tags after it stay 16-byte aligned
+  auto* tags = carve.take<unsigned long long>(std::size_t(chunks) * states_t::tag_words);
+  unsigned* values = carve.take<unsigned>(std::size_t(chunks) * states_t::value_words);
+  const std::size_t used = carve.bytes() - (temp_carver::alignment - 1);
+  return {launch_states<T, States>{counter, tags, values, call_tag}, counter, used, carve.bytes()};
+}
+
 }  // namespace tilekit::detail

@@ -133,42 +133,11 @@ struct chunk_states<T, state_layout::fenced> {
   }
 };
 
-// Chunk states of values that pack into 62 bits (Codec::bits(v) below 2^62, and
-// Codec::value(bits) back): the flag in the top two bits of one 64-bit word, so a
-// value is published and polled as a packed small value is, with single relaxed
-// accesses and no fence.
-template <class T, class Codec>
-struct packed62_states {
-  static constexpr std::size_t flag_words = 0;
-  static constexpr std::size_t value_words = 2;
-  static constexpr unsigned long long value_mask = (1ull << 62) - 1;
-  unsigned* flags;
-  unsigned* values;  // as unsigned long long, one per chunk
-
-  template <class Backend>
-  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
-    Backend::store_relaxed(word(chunk), (static_cast<unsigned long long>(flag) << 62) | Codec::bits(v));
-  }
-  template <class Backend>
-  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
-    const unsigned long long w = Backend::load_relaxed(word(chunk));
-    v = Codec::value(w & value_mask);
-    return static_cast<unsigned>(w >> 62);
-  }
-  TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + chunk; }
-};
-
-// Item counts (non-negative, below 2^62) as they are.
-struct count_codec {
-  TILEKIT_HD static unsigned long long bits(count_t v) { return static_cast<unsigned long long>(v); }
-  TILEKIT_HD static count_t value(unsigned long long bits) { return static_cast<count_t>(bits); }
-};
-using count_states = packed62_states<count_t, count_codec>;
-
 // Chunk states that need no zeroing between uses: each word carries the epoch it
 // was published in (tag = epoch * 4 + flag), and a poll that finds another epoch's
-// tag reads "nothing yet". The grid rung's chained scans use them: their storage is
-// zeroed once, and each launch publishes under the epoch after the previous one.
+// tag reads "nothing yet". The grid rung's chained scans use them (their storage is
+// zeroed once, and each launch publishes under the epoch after the previous one), and
+// so do the device level's single-pass kernels (launch_states: storage never zeroed).
 //   Values of up to 8 bytes: the tag and the value in one 16-byte word (one store,
 //   one load, as chunk_states' pair layout).
 //   Larger values: values first, then the tag released; polled by an acquire of the
