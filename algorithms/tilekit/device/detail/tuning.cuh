@@ -33,10 +33,14 @@ struct reduce_tuning {
 #endif
 };
 
-/// The device-wide scan.
+/// The device-wide scan. -DTILEKIT_SCAN_VECTORS overrides (for measuring).
 struct scan_tuning {
   static constexpr unsigned threads = 128;
+#if defined(TILEKIT_SCAN_VECTORS)
+  static constexpr unsigned vectors = TILEKIT_SCAN_VECTORS;
+#else
   static constexpr unsigned vectors = 6;       // 16-byte loads per thread (6 ahead of 4 on the H200)
+#endif
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
 };
 
@@ -105,7 +109,8 @@ struct run_length_encode_tuning {
 // The decoupled look-back's pauses (look_back_tuning) live with it, in grid/detail/look_back.cuh.
 
 /// When a kernel that follows the zeroing of its storage starts early (a dependent
-/// launch, gpu_launcher::zero_then_run's overlap): single-pass kernels of at least
+/// launch, gpu_launcher::zero_then_run's overlap): the single-pass kernels that still
+/// zero their states (reduce / scan by key, the three-way partition) of at least
 /// overlap_chunks blocks; on the H200 smaller grids start sooner after a memset, larger
 /// ones gain 3-9% at 2^20-2^24 items (perf/results/2026-12-02-h200-dependent-launch).
 /// -DTILEKIT_OVERLAP_CHUNKS overrides (for measuring).
