@@ -76,6 +76,12 @@ struct launch_states {
   TILEKIT_HD unsigned long long read_counter() const {
     return Backend::load_relaxed(counter);
   }
+  /// Brings chunk's state into L2 (a hint), so that successors polling it before it is
+  /// published do not each wait for DRAM (the storage is not zeroed, so not in L2).
+  template <class Backend>
+  TILEKIT_HD void warm(count_t chunk) const {
+    Backend::prefetch_l2(tags + states_t::tag_words * chunk);
+  }
   /// The states this launch publishes and polls, from the counter as read.
   TILEKIT_HD states_t at(unsigned long long seen) const { return {tags, values, mix64(call_tag ^ seen) >> 2}; }
   /// Called once, by the last chunk after its look-back (or as the only chunk).
