@@ -69,6 +69,11 @@ struct gpu_backend {
                                            unsigned long long& second) {
     asm volatile("ld.relaxed.gpu.global.v2.b64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(address) : "memory");
   }
+  /// Asks the L2 cache to fetch the line holding address (a hint: nothing is read into
+  /// registers, nothing waits).
+  __device__ static void prefetch_l2(const void* address) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
+  }
   /// A device-scope release store.
   template <class T>
   __device__ static void store_release(T* address, T value) {

@@ -87,6 +87,8 @@ struct backend {
     *address = value;
     written();
   }
+  /// The GPU's L2 prefetch hint: nothing to do here.
+  static void prefetch_l2(const void*) {}
   /// Two 64-bit words stored / loaded as one access (a fiber switches only between them).
   static void store_relaxed_pair(unsigned long long* address, unsigned long long first, unsigned long long second) {
     check_aligned(address, 16, "store_relaxed_pair");
