@@ -49,18 +49,18 @@ struct run_mark_op {  // associative, not commutative
 };
 
 // The run marks' chunk states while n < 2^31: emits and start + 1 in 31 bits each of
-// the 64-bit word beside the tag (epoch_codec_states: single relaxed accesses). Larger
-// inputs use epoch_states<run_mark> (values apart from the tag, which is fenced).
+// the 64-bit word beside the tag (epoch_states' pair layout: single relaxed accesses).
+// Larger inputs use epoch_states<run_mark> (values apart from the tag, which is fenced).
 struct run_mark_codec {
   static constexpr unsigned long long low31 = (1ull << 31) - 1;
   TILEKIT_HD static unsigned long long bits(const run_mark& v) {
     return (static_cast<unsigned long long>(v.start + 1) << 31) | static_cast<unsigned long long>(v.emits);
   }
-  TILEKIT_HD static run_mark value(unsigned long long bits) {
-    return {count_t(bits & low31), count_t((bits >> 31) & low31) - 1};
+  TILEKIT_HD static void unpack(unsigned long long bits, run_mark& v) {
+    v = {count_t(bits & low31), count_t((bits >> 31) & low31) - 1};
   }
 };
-using run_mark_states = epoch_codec_states<run_mark, run_mark_codec>;
+using run_mark_states = epoch_states<run_mark, true, run_mark_codec>;
 
 template <bool NonTrivial, class In, class KeysOut, class LengthsOut, class NumOut, class States>
 struct rle_kernel {

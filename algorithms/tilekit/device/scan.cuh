@@ -115,11 +115,11 @@ struct scan_kernel {
   TILEKIT_HD void scan_store(const Block& block, const Warp& warp, Scan& scan, count_t chunk, T (&items)[K], T* slots,
                              unsigned long long seen, bool patient) const {
     const T seed = init_from != nullptr ? T(*init_from) : init;
-    const epoch_states<T> chunk_states = states.at(seen);
-    look_back<Block, T, Op, epoch_states<T>> prefix{block, chunk_states, chunk, op, seed, has_init, patient};
+    const epoch_states<T> tagged = states.at(seen);  // this launch's
+    look_back<Block, T, Op, epoch_states<T>> prefix{block, tagged, chunk, op, seed, has_init, patient};
     if (chunk == 0 && !has_init) {
       const T aggregate = tilekit::inclusive_scan(block, items, items, op, scan);
-      if (block.thread_rank() == 0) chunk_states.template publish<typename Block::backend>(0, 2, aggregate);
+      if (block.thread_rank() == 0) tagged.template publish<typename Block::backend>(0, 2, aggregate);
     } else if constexpr (Inclusive) {
       tilekit::inclusive_scan_prefix(block, items, items, op, scan, prefix);
     } else {

@@ -29,30 +29,6 @@ TILEKIT_HD chunk_state_storage<States> carve_chunk_states(void* temp, count_t ch
           std::size_t(chunks) * (packed ? states_t::value_words : states_t::flag_words) * sizeof(unsigned), carve.bytes()};
 }
 
-// epoch_states of values that Codec packs into 64 bits (Codec::bits(v), and
-// Codec::value(bits) back): the tag and the bits in one 16-byte word, one relaxed
-// store and one relaxed load (as epoch_states' pair layout).
-template <class T, class Codec>
-struct epoch_codec_states {
-  static constexpr std::size_t tag_words = 2, value_words = 0;
-  unsigned long long* tags;
-  unsigned* values;  // unused
-  unsigned long long epoch;
-
-  template <class Backend>
-  TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
-    Backend::store_relaxed_pair(tags + 2 * chunk, epoch * 4 + flag, Codec::bits(v));
-  }
-  template <class Backend>
-  TILEKIT_HD unsigned poll(count_t chunk, T& v) const {
-    unsigned long long tag = 0, bits = 0;
-    Backend::load_relaxed_pair(tags + 2 * chunk, tag, bits);
-    if (tag / 4 != epoch) return 0;
-    v = Codec::value(bits);
-    return static_cast<unsigned>(tag % 4);
-  }
-};
-
 // Chunk states that need no zeroing before the launch, so that the single-pass kernel
 // is the call's only launch (no memset, no zeroing kernel): epoch_states under an epoch
 // that each launch draws from the call's tag (next_call_tag, passed as a kernel argument)

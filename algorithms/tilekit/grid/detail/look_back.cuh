@@ -142,7 +142,19 @@ struct chunk_states<T, state_layout::fenced> {
 //   one load, as chunk_states' pair layout).
 //   Larger values: values first, then the tag released; polled by an acquire of the
 //   tag, then the values.
-template <class T, bool Pair = (sizeof(T) <= 8)>
+// Codec (the pair layout's): packs a value into the 64-bit word beside the tag
+// (bits(v)) and back (unpack(bits, v)); by default its bytes as they are. A value that
+// a Codec packs into 64 bits takes the pair layout whatever its size.
+template <class T>
+struct bit_copy {
+  TILEKIT_HD static unsigned long long bits(const T& v) {
+    unsigned long long b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+  }
+  TILEKIT_HD static void unpack(unsigned long long b, T& v) { std::memcpy(static_cast<void*>(&v), &b, sizeof(T)); }
+};
+template <class T, bool Pair = (sizeof(T) <= 8), class Codec = bit_copy<T>>
 struct epoch_states {
   static constexpr std::size_t words = (sizeof(T) + 3) / 4;
   // per chunk, as unsigned long long: the pair (tag, value), or the tag alone
@@ -157,9 +169,7 @@ struct epoch_states {
   TILEKIT_HD void publish(count_t chunk, unsigned flag, const T& v) const {
     const unsigned long long tag = epoch * 4 + flag;
     if constexpr (Pair) {
-      unsigned long long bits = 0;
-      std::memcpy(&bits, &v, sizeof(T));
-      Backend::store_relaxed_pair(tags + 2 * chunk, tag, bits);
+      Backend::store_relaxed_pair(tags + 2 * chunk, tag, Codec::bits(v));
     } else {
       store_words(values + (2 * chunk + (flag - 1)) * words, v);
       Backend::store_release(tags + chunk, tag);
@@ -171,7 +181,7 @@ struct epoch_states {
       unsigned long long tag = 0, bits = 0;
       Backend::load_relaxed_pair(tags + 2 * chunk, tag, bits);
       if (tag / 4 != epoch) return 0;
-      std::memcpy(static_cast<void*>(&v), &bits, sizeof(T));
+      Codec::unpack(bits, v);
       return static_cast<unsigned>(tag % 4);
     } else {
       const unsigned long long tag = Backend::load_acquire(tags + chunk);
