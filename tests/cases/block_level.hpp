@@ -423,7 +423,8 @@ struct block_histogram_body {
     for (int k = 0; k < K; ++k) items[k] = samples[t * K + k];
     tilekit::histogram_init(block, counters, bins);
     tilekit::histogram(block, items, counters, valid_items);
-    tilekit::histogram_merge(block, counters, global, bins);
+    // Each block merges from its own first bin (wrapping), as the device kernel does.
+    tilekit::histogram_merge(block, counters, global, bins, unsigned(block.group_index().x * bins / 3));
   }
 };
 

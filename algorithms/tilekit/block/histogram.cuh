@@ -84,14 +84,20 @@ TILEKIT_HD void histogram(const Block& block, const Bin (&items)[K], Counter* co
     if (unsigned(k) < n) Block::backend::atomic_add(counters + items[k], Counter(1));
 }
 
-/// Waits for the block's samples, then adds its non-zero counters to global[0 .. bins).
+/// Waits for the block's samples, then adds its non-zero counters to global[0 .. bins),
+/// starting at bin `first` (< bins) and wrapping: blocks that merge at the same time
+/// start at different bins (e.g. block_rank * bins / blocks), so that their atomics do
+/// not queue on the same L2 lines one block after another.
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class Counter, class GlobalCounter, detail::stdx::enable_if_t<is_block_v<Block>, int> = 0>
-TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, GlobalCounter* global, unsigned bins) {
+TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, GlobalCounter* global, unsigned bins,
+                                unsigned first = 0) {
   block.sync();
   const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
-  for (unsigned i = block.thread_rank(); i < bins; i += stride)
-    if (counters[i] != Counter(0)) Block::backend::atomic_add(global + i, static_cast<GlobalCounter>(counters[i]));
+  for (unsigned i = block.thread_rank(); i < bins; i += stride) {
+    const unsigned b = i < bins - first ? i + first : i - (bins - first);
+    if (counters[b] != Counter(0)) Block::backend::atomic_add(global + b, static_cast<GlobalCounter>(counters[b]));
+  }
 }
 
 /// The 256 values' counts of a block's 1-byte samples (see the top of this file).
@@ -157,23 +163,32 @@ class half_counters {
   TILEKIT_EXEC_CHECK_DISABLE
   template <class GlobalCounter>
   TILEKIT_HD void add(unsigned bin, GlobalCounter* global) const {
+    add_spilling(bin, [global](unsigned b, unsigned count) { be::atomic_add(global + b, static_cast<GlobalCounter>(count)); });
+  }
+  /// As add, calling spill(bin, spill_at) where the counter reaches spill_at (rarely:
+  /// the caller may wait there for the global counters to be ready).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Spill>
+  TILEKIT_HD void add_spilling(unsigned bin, Spill&& spill) const {
     const unsigned shift = shift_of(bin);
     const std::uint32_t old = be::atomic_add(words_ + bin / 2, std::uint32_t(1) << shift);
     if (((old >> shift) & 0xFFFFu) == spill_at - 1) {
       be::atomic_add(words_ + bin / 2, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
-      be::atomic_add(global + bin, static_cast<GlobalCounter>(spill_at));
+      spill(bin, spill_at);
     }
   }
-  /// Waits for the block's samples (block.sync()), then adds its non-zero counters to global[0 .. bins).
+  /// Waits for the block's samples (block.sync()), then adds its non-zero counters to
+  /// global[0 .. bins), starting at bin `first` (< bins; see histogram_merge) and wrapping.
   TILEKIT_EXEC_CHECK_DISABLE
   template <class GlobalCounter>
-  TILEKIT_HD void merge(const Block& block, GlobalCounter* global) const {
+  TILEKIT_HD void merge(const Block& block, GlobalCounter* global, unsigned first = 0) const {
     block.sync();
     // Consecutive threads take consecutive bins (two to a word), so each warp's atomics
     // cover 32 consecutive counters: half the sectors of a word per thread (measured on
     // the H200: the merge's atomics were throttled by the memory pipeline).
     const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
-    for (unsigned b = block.thread_rank(); b < bins_; b += stride) {
+    for (unsigned i = block.thread_rank(); i < bins_; i += stride) {
+      const unsigned b = i < bins_ - first ? i + first : i - (bins_ - first);
       const std::uint32_t count = (words_[b / 2] >> shift_of(b)) & 0xFFFFu;
       if (count != 0) be::atomic_add(global + b, static_cast<GlobalCounter>(count));
     }

@@ -230,6 +230,18 @@ TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, uns
   }
 }
 
+// Where block b of `blocks` starts its merge into the global counters (a multiple of 32
+// bins: whole L2 lines for the warps): blocks finish together, and from one first bin
+// their atomics would queue on the same lines one block after another.
+TILEKIT_HD unsigned merge_start(count_t b, count_t blocks, unsigned bins) {
+#if defined(TILEKIT_HISTOGRAM_STAGGER) && !TILEKIT_HISTOGRAM_STAGGER  // for measuring
+  (void)b, (void)blocks, (void)bins;
+  return 0;
+#else
+  return unsigned(count_t(bins) * b / blocks) & ~31u;
+#endif
+}
+
 template <class In, class Counter, class Binner>
 struct histogram_kernel {
   static constexpr unsigned Threads = histogram_tuning::threads, K = histogram_tuning::items;
@@ -246,19 +258,20 @@ struct histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using be = typename decltype(block)::backend;
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     const unsigned rank = block.thread_rank();
     if (privatise) {
-      using be = typename decltype(block)::backend;
       Counter* local = ctx.template shared_array<Counter>(std::size_t(bins));
       histogram_init(block, local, unsigned(bins));
       for_each_sample<Threads, K, in_flight>(in, n, b, blocks, rank, [&](const auto& sample) {
         const int bin = binner(sample);
         if (bin >= 0) be::atomic_add(local + bin, Counter(1));
       });
-      histogram_merge(block, local, counters, unsigned(bins));
+      be::wait_for_prior_grid();  // launched by zero_then_run: the global counters are zeroed from here
+      histogram_merge(block, local, counters, unsigned(bins), merge_start(b, blocks, unsigned(bins)));
     } else {
+      be::wait_for_prior_grid();
       auto warp = tilekit::tiled_partition<32>(block);
       const count_t step = blocks * Threads * K;
       for (count_t base = b * Threads * K; base < n; base += step) {  // every thread runs the same trips
@@ -289,16 +302,23 @@ struct half_histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
+    using be = typename decltype(block)::backend;
     using counters_t = half_counters<decltype(block)>;
     const counters_t local(block, ctx.template shared_array<unsigned char>(half_counters_bytes(unsigned(bins))), unsigned(bins));
+    const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     Counter* global = counters;
-    for_each_sample<Threads, K, in_flight>(in, n, count_t(ctx.grid().block_rank()), count_t(ctx.grid().num_blocks()),
-                                           block.thread_rank(), [&](const auto& sample) {
-                                             const int bin = binner(sample);
-                                             if (bin >= 0) local.add(unsigned(bin), global);
-                                           });
-    local.merge(block, counters);
+    // Launched by zero_then_run: the samples are read at once, the global counters
+    // touched only after wait_for_prior_grid() (the zeroing runs meanwhile).
+    auto spill = [global](unsigned bin, unsigned count) {
+      be::wait_for_prior_grid();
+      be::atomic_add(global + bin, Counter(count));
+    };
+    for_each_sample<Threads, K, in_flight>(in, n, b, blocks, block.thread_rank(), [&](const auto& sample) {
+      const int bin = binner(sample);
+      if (bin >= 0) local.add_spilling(unsigned(bin), spill);
+    });
+    be::wait_for_prior_grid();
+    local.merge(block, counters, merge_start(b, blocks, unsigned(bins)));
   }
 };
 
@@ -319,7 +339,6 @@ struct byte_histogram_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     using block_t = decltype(block);
     using be = typename block_t::backend;
     using counters_t = byte_counters<block_t>;
@@ -354,8 +373,10 @@ struct byte_histogram_kernel {
     const count_t tail_from = head + vectors * 16, scalar_items = head + (n - tail_from);
     for (count_t j = thread; j < scalar_items; j += threads)
       local.add(static_cast<unsigned char>(in[j < head ? j : tail_from + (j - head)]));
-    // Values to bins, once per block.
+    // Values to bins, once per block. Launched by zero_then_run: the samples were read
+    // at once, the global counters are touched only after wait_for_prior_grid().
     local.wait_all(block);
+    be::wait_for_prior_grid();
     for (unsigned v = block.thread_rank(); v < 256; v += Threads) {
       const std::uint32_t total = local.total(v);
       if (total == 0) continue;
@@ -408,8 +429,8 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       const detail::count_t fewest = (n >> 31) + 1;
       const unsigned grid = grid_for(detail::count_t(bytes_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
                                      byte_histogram_tuning::blocks_per_sm);
-      // (after a memset: the overlap measured no faster for this kernel)
-      return launcher.zero_then_run(counters, counter_bytes, false, grid < fewest ? unsigned(fewest) : grid, bytes_t::Threads,
+      return launcher.zero_then_run(counters, counter_bytes, byte_histogram_tuning::overlap, grid < fewest ? unsigned(fewest) : grid,
+                                    bytes_t::Threads,
                                     bytes_t{in, n, counters, binner}, bytes_t::shared_bytes);
     }
   }

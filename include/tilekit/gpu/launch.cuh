@@ -237,7 +237,8 @@ struct gpu_launcher {
   /// zeroing, which pays for large grids and for kernels with much shared memory, while
   /// a small grid starts sooner after a memset (measured on the H200:
   /// perf/results/2026-12-02-h200-dependent-launch). body must call its backend's
-  /// wait_for_prior_grid() before its first global memory access (at once otherwise).
+  /// wait_for_prior_grid() before it touches the bytes at p; it may read other memory
+  /// before (every kernel before the zeroing has finished when body's kernel starts).
   template <class Body>
   cudaError_t zero_then_run(void* p, std::size_t bytes, bool overlap, unsigned grid, unsigned block, const Body& body,
                             std::size_t shared_bytes = 0) const {

@@ -165,6 +165,11 @@ struct byte_histogram_tuning {
   static constexpr unsigned min_vectors = 1;
 #endif
   static constexpr unsigned vectors = 4;  // in flight per thread
+#if defined(TILEKIT_BYTE_HISTOGRAM_OVERLAP)  // for measuring
+  static constexpr bool overlap = TILEKIT_BYTE_HISTOGRAM_OVERLAP;
+#else
+  static constexpr bool overlap = true;  // the zeroing kernel runs while the samples are counted
+#endif
 };
 
 }  // namespace tilekit
