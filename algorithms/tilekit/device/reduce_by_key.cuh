@@ -147,7 +147,6 @@ struct by_key_kernel {
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using backend = typename decltype(block)::backend;
-    backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const unsigned rank = block.thread_rank(), lane = warp.thread_rank();
@@ -182,6 +181,9 @@ struct by_key_kernel {
     shared.first_is_head[rank] = head[0];
     const run_sum_op<Op> pair_op{op};
     count_t runs_before = 0;  // runs that began in earlier chunks
+    // Launched by zero_then_run: the states (the only memory it zeroes) are touched from
+    // here; the keys and values were loaded while the zeroing ran.
+    backend::wait_for_prior_grid();
     if (chunk == 0) {
       const local_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
       if (rank == 0) states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});

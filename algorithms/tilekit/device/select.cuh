@@ -181,6 +181,9 @@ struct select_kernel {
       return;
     }
     const unsigned long long seen = states.template read_counter<be>();
+#if !defined(TILEKIT_SELECT_WARM) || TILEKIT_SELECT_WARM  // (macro: for measuring)
+    if (block.thread_rank() == 0) states.template warm<be>(chunk);  // as the scan (scan.cuh)
+#endif
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
@@ -405,7 +408,6 @@ struct partition3_kernel {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
-    decltype(block)::backend::wait_for_prior_grid();  // launched by zero_then_run
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
@@ -451,6 +453,9 @@ struct partition3_kernel {
       chunk_count.second += shared.warp_counts[1][v];
     }
     if (warp_index == 0) {
+      // Launched by zero_then_run: the states (the only memory it zeroes) are touched
+      // from here; the items were loaded while the zeroing ran.
+      decltype(block)::backend::wait_for_prior_grid();
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
       look_back<decltype(block), count_pair, count_pair_plus, count_pair_states> prefix{
           block, states, chunk, count_pair_plus{}, count_pair{0, 0}, true, patient};
