@@ -25,7 +25,8 @@ inline const char* name(spread s) { return s == spread::uniform ? "uniform" : s 
 template <class Sample, class Binner>
 void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
                             std::size_t offset = 0,  // offset: the samples start that many items into their buffer
-                            decltype(::backend::launcher()) launcher = ::backend::launcher()) {
+                            decltype(::backend::launcher()) launcher = ::backend::launcher(),
+                            std::size_t counter_offset = 0) {  // the counters start that many into their buffer
   std::vector<Sample> padded(offset, samples.empty() ? Sample{} : samples[0]);
   padded.insert(padded.end(), samples.begin(), samples.end());
   hbuf<Sample> d_padded(padded);
@@ -33,20 +34,23 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
     Sample* p;
     Sample* data() const { return p; }
   } d_samples{d_padded.data() + offset};
-  hbuf<unsigned> d_counts(std::size_t(bins) + 1, poison<unsigned>());
+  hbuf<unsigned> d_counts(counter_offset + std::size_t(bins) + 1, poison<unsigned>());
+  unsigned* counters = d_counts.data() + counter_offset;
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), std::int64_t(samples.size()),
-                                          d_counts.data(), bins, binner) == launcher.success);
+                                          counters, bins, binner) == launcher.success);
   hbuf<unsigned char> temp(bytes, 0xCD);
   const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, d_samples.data(), std::int64_t(samples.size()),
-                                           d_counts.data(), bins, binner);
+                                           counters, bins, binner);
   ::backend::sync();
   std::vector<unsigned> want(std::size_t(bins), 0);
   for (const Sample& s : samples) {
     const int b = binner(s);
     if (b >= 0) ++want[std::size_t(b)];
   }
-  const auto got = d_counts.to_host();
+  auto got = d_counts.to_host();
+  for (std::size_t i = 0; i < counter_offset; ++i) BOOST_TEST(is_poison(got[i]), "wrote before the first bin");
+  got.erase(got.begin(), got.begin() + std::ptrdiff_t(counter_offset));
   BOOST_TEST_CONTEXT(::backend::name << " device histogram " << what << " bins=" << bins << " n=" << samples.size() << " offset=" << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
@@ -106,13 +110,18 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
     // 16-bit samples, 1000 bins over [100, 60000): a reciprocal that is not a power of two
     const auto shorts = histogram_samples<unsigned short>(n, 0, 65535, s, g);
     check_device_histogram(shorts, 1000, tilekit::even_bins<unsigned short, int>(1001, 100, 60000), std::string("uint16 ") + name(s), 1);
-    // int32 samples, some outside [-1000, 3000), with 1, 1024, 4096, 20000 and 65536 bins: 20000 in 16-bit counters
-    // in the simulator (48 KB), 65536 in 16-bit counters on the H200 (227 KB) and in global counters in the simulator;
-    // skewed and all equal: one bin's counter spills many times
+    // int32 samples, some outside [-1000, 3000), with 1, 1024, 4096, 20000 / 20001 and 65536 / 65537 bins: 20000
+    // and 20001 in 16-bit counters in the simulator (48 KB), 65536 and 65537 in 16-bit counters on the H200 (227 KB)
+    // and in global counters in the simulator; skewed and all equal: one bin's counter spills many times. The 16-bit
+    // counters' merge adds two bins per 64-bit atomic, except an odd last bin and counters not 8-byte aligned
+    // (the 20000 / 65536-bin cases again with the counters one word in).
     const auto ints = histogram_samples<int>(n, -1500, 3500, s, g);
-    for (int bins : {1, 1024, 4096, 20000, 65536}) {
+    for (int bins : {1, 1024, 4096, 20000, 20001, 65536, 65537}) {
       const tilekit::even_bins<int, int> binner(bins + 1, -1000, 3000);
       check_device_histogram(ints, bins, binner, std::string("int32 ") + name(s));
+      if (bins == 20000 || bins == 65536)
+        check_device_histogram(ints, bins, binner, std::string("int32, counters 4-byte aligned, ") + name(s), 0,
+                               ::backend::launcher(), 1);
       const int_even_reference ref{-1000, 3000, bins};
       std::size_t differ = 0;
       for (int x : ints) differ += binner(x) != ref(x);

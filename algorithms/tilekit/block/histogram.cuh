@@ -193,6 +193,31 @@ class half_counters {
       if (count != 0) be::atomic_add(global + b, static_cast<GlobalCounter>(count));
     }
   }
+  /// As merge, with the two bins of each word in one 64-bit atomic add (bin 2w in its low
+  /// half): half the atomics. Words from `first_word` (<= bins / 2), wrapping.
+  /// @pre GlobalCounter is a 4-byte integer, global is 8-byte aligned, no global
+  /// counter reaches 2^32 (e.g. fewer than 2^32 samples in all), so that no add carries
+  /// from a bin into the next, and every other atomic on global[0 .. bins & ~1) is
+  /// 64-bit too (atomics of different widths on one word are not atomic to each other).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class GlobalCounter>
+  TILEKIT_HD void merge_pairs(const Block& block, GlobalCounter* global, unsigned first_word = 0) const {
+    static_assert(sizeof(GlobalCounter) == 4 && detail::stdx::is_integral<GlobalCounter>::value,
+                  "tilekit::half_counters::merge_pairs: 4-byte integer counters (use merge for others)");
+    block.sync();
+    const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
+    const unsigned pairs = bins_ / 2;  // whole words; an odd last bin is added alone
+    auto* wide = reinterpret_cast<unsigned long long*>(global);
+    for (unsigned i = block.thread_rank(); i < pairs; i += stride) {
+      const unsigned w = i < pairs - first_word ? i + first_word : i - (pairs - first_word);
+      const std::uint32_t x = words_[w];
+      if (x != 0) be::atomic_add(wide + w, (static_cast<unsigned long long>(x >> 16) << 32) | (x & 0xFFFFu));
+    }
+    if (bins_ % 2 != 0 && block.thread_rank() == 0) {
+      const std::uint32_t count = words_[pairs] & 0xFFFFu;
+      if (count != 0) be::atomic_add(global + (bins_ - 1), static_cast<GlobalCounter>(count));
+    }
+  }
 
  private:
   TILEKIT_HD static unsigned shift_of(unsigned bin) { return (bin & 1u) * 16u; }  // the bin's half of its word

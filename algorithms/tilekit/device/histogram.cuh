@@ -297,6 +297,7 @@ struct half_histogram_kernel {
   Counter* counters;  // global, zeroed
   int bins;
   Binner binner;
+  bool pairs;  // merge two bins per 64-bit atomic (half_counters::merge_pairs' preconditions hold)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -309,15 +310,26 @@ struct half_histogram_kernel {
     Counter* global = counters;
     // Launched by zero_then_run: the samples are read at once, the global counters
     // touched only after wait_for_prior_grid() (the zeroing runs meanwhile).
-    auto spill = [global](unsigned bin, unsigned count) {
+    const unsigned paired_bins = pairs ? unsigned(bins) & ~1u : 0u;  // bins merge_pairs adds with 64-bit atomics
+    auto spill = [global, paired_bins](unsigned bin, unsigned count) {
       be::wait_for_prior_grid();
-      be::atomic_add(global + bin, Counter(count));
+      // (a bin's atomics all have the same width: a 64-bit one where the merge's are)
+      if (bin < paired_bins)
+        be::atomic_add(reinterpret_cast<unsigned long long*>(global) + bin / 2,
+                       static_cast<unsigned long long>(count) << (32 * (bin & 1u)));
+      else be::atomic_add(global + bin, Counter(count));
     };
     for_each_sample<Threads, K, in_flight>(in, n, b, blocks, block.thread_rank(), [&](const auto& sample) {
       const int bin = binner(sample);
       if (bin >= 0) local.add_spilling(unsigned(bin), spill);
     });
     be::wait_for_prior_grid();
+    if constexpr (sizeof(Counter) == 4 && stdx::is_integral<Counter>::value) {
+      if (pairs) {
+        local.merge_pairs(block, counters, (merge_start(b, blocks, unsigned(bins)) / 2) & ~31u);
+        return;
+      }
+    }
     local.merge(block, counters, merge_start(b, blocks, unsigned(bins)));
   }
 };
@@ -438,9 +450,13 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   const bool privatise = shared_bytes <= launcher.max_shared_bytes();
   using half_t = detail::half_histogram_kernel<In, Counter, Binner>;
   if (const std::size_t half_bytes = half_counters_bytes(unsigned(bins));
-      !privatise && half_bytes <= launcher.max_shared_bytes())
+      !privatise && half_bytes <= launcher.max_shared_bytes()) {
+    // Two bins per 64-bit atomic in the merge where no count can carry into the next bin.
+    const bool pairs = half_histogram_tuning::pairs && sizeof(Counter) == 4 && detail::stdx::is_integral<Counter>::value &&
+                       reinterpret_cast<std::uintptr_t>(counters) % 8 == 0 && n < (detail::count_t(1) << 32);
     return launcher.zero_then_run(counters, counter_bytes, true, grid_for(half_histogram_tuning::min_samples, 1), half_t::Threads,
-                                  half_t{in, n, counters, bins, binner}, half_bytes);
+                                  half_t{in, n, counters, bins, binner, pairs}, half_bytes);
+  }
   return launcher.zero_then_run(counters, counter_bytes, true,
                                 grid_for(detail::count_t(body_t::Threads) * body_t::K, histogram_tuning::blocks_per_sm),
                                 body_t::Threads, body_t{in, n, counters, bins, binner, privatise},
