@@ -56,9 +56,13 @@ struct segmented_reduce_tuning {
 };
 
 /// Reduce by key: one chunk of threads x items (blocked) per block.
-/// -DTILEKIT_REDUCE_BY_KEY_ITEMS / _BLOCKS_PER_SM override (for measuring).
+/// -DTILEKIT_REDUCE_BY_KEY_THREADS / _ITEMS / _BLOCKS_PER_SM override (for measuring).
 struct reduce_by_key_tuning {
+#if defined(TILEKIT_REDUCE_BY_KEY_THREADS)  // for measuring
+  static constexpr unsigned threads = TILEKIT_REDUCE_BY_KEY_THREADS;
+#else
   static constexpr unsigned threads = 128;
+#endif
 #if defined(TILEKIT_REDUCE_BY_KEY_ITEMS)
   static constexpr unsigned items = TILEKIT_REDUCE_BY_KEY_ITEMS;
 #else
