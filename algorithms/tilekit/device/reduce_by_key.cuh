@@ -119,11 +119,8 @@ struct by_key_kernel {
   using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
   using local_t = run_sum<V, unsigned>;    // inside a chunk
   using states_t = run_sum_states_t<V>;
-  static constexpr unsigned Threads =
-      Mode == by_key::reduce ? reduce_by_key_tuning::threads : reduce_by_key_tuning::scan_threads;
-  static constexpr unsigned Items = reduce_by_key_tuning::items;
-  static constexpr unsigned MinBlocksPerSM =  // the registers' bound
-      Mode == by_key::reduce ? reduce_by_key_tuning::blocks_per_sm : reduce_by_key_tuning::scan_blocks_per_sm;
+  static constexpr unsigned Threads = reduce_by_key_tuning::threads, Items = reduce_by_key_tuning::items;
+  static constexpr unsigned MinBlocksPerSM = reduce_by_key_tuning::blocks_per_sm;  // the registers' bound
   static constexpr count_t chunk_items = count_t(Threads) * Items;
   using transpose = warp_transpose<Items>;
   static constexpr unsigned slot_bytes = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
