@@ -46,6 +46,12 @@
 
 namespace tilekit {
 
+namespace detail {
+// The i-th of the indices 0 .. n taken from `first` on, wrapping (first <= n): where the
+// merges below start at different bins in different blocks.
+TILEKIT_HD unsigned wrapped_index(unsigned i, unsigned n, unsigned first) { return i < n - first ? i + first : i - (n - first); }
+}  // namespace detail
+
 /// Shared counters for Bins bins.
 template <class Counter, unsigned Bins>
 struct histogram_storage {
@@ -97,7 +103,7 @@ TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, Glo
   block.sync();
   const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
   for (unsigned i = block.thread_rank(); i < bins; i += stride) {
-    const unsigned b = i < bins - first ? i + first : i - (bins - first);
+    const unsigned b = detail::wrapped_index(i, bins, first);
     if (counters[b] != Counter(0)) Block::backend::atomic_add(global + b, static_cast<GlobalCounter>(counters[b]));
   }
 }
@@ -190,7 +196,7 @@ class half_counters {
     // the H200: the merge's atomics were throttled by the memory pipeline).
     const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
     for (unsigned i = block.thread_rank(); i < bins_; i += stride) {
-      const unsigned b = i < bins_ - first ? i + first : i - (bins_ - first);
+      const unsigned b = detail::wrapped_index(i, bins_, first);
       const std::uint32_t count = (words_[b / 2] >> shift_of(b)) & 0xFFFFu;
       if (count != 0) be::atomic_add(global + b, static_cast<GlobalCounter>(count));
     }
@@ -211,7 +217,7 @@ class half_counters {
     const unsigned pairs = bins_ / 2;  // whole words; an odd last bin is added alone
     auto* wide = reinterpret_cast<unsigned long long*>(global);
     for (unsigned i = block.thread_rank(); i < pairs; i += stride) {
-      const unsigned w = i < pairs - first_word ? i + first_word : i - (pairs - first_word);
+      const unsigned w = detail::wrapped_index(i, pairs, first_word);
       const std::uint32_t x = words_[w];
       if (x != 0) be::atomic_add(wide + w, (static_cast<unsigned long long>(x >> 16) << 32) | (x & 0xFFFFu));
     }

@@ -181,9 +181,7 @@ struct select_kernel {
       return;
     }
     const unsigned long long seen = states.template read_counter<be>();
-#if !defined(TILEKIT_SELECT_WARM) || TILEKIT_SELECT_WARM  // (macro: for measuring)
     if (block.thread_rank() == 0) states.template warm<be>(chunk);  // as the scan (scan.cuh)
-#endif
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
