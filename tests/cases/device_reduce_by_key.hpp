@@ -8,6 +8,8 @@
 #pragma once
 #include "tile_common.hpp"
 
+#include <algorithm>
+
 #include <tilekit/device/reduce_by_key.cuh>
 
 namespace tk_test {
@@ -145,7 +147,7 @@ BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
 
 BOOST_AUTO_TEST_CASE(scans_by_key) {
   using namespace tk_test;
-  using kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*, long long*,
+  using kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::inclusive_scan, const int*, const int*, int*, int*, long long*,
                                                 tilekit::plus, tilekit::equal_to>;
   const std::int64_t chunk = kernel::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
@@ -161,6 +163,57 @@ BOOST_AUTO_TEST_CASE(scans_by_key) {
                                                                                      tilekit::equal_to{}, -2000.0, "max");
       check_scan_by_key<float, tilekit::minimum, tilekit::equal_to, long long>(n, inclusive, false, tilekit::minimum{},
                                                                                tilekit::equal_to{}, 2000.f, "min");
+    }
+  }
+}
+
+// The last chunk's items past n (copies of its first key and value) are never combined by op:
+// every item its own run, of value INT_MAX, so op has nothing to compute for items before n,
+// and a padding item added into the last run overflows (UBSan reports it in the simulator).
+BOOST_AUTO_TEST_CASE(padding_past_n_is_never_combined) {
+  using namespace tk_test;
+  using reduce_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
+                                                       long long*, tilekit::plus, tilekit::equal_to>;
+  using scan_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::inclusive_scan, const int*, const int*, int*, int*,
+                                                     long long*, tilekit::plus, tilekit::equal_to>;
+  const int big = std::numeric_limits<int>::max();
+  const auto launcher = ::backend::launcher();
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(3), reduce_kernel::chunk_items + 1, scan_kernel::chunk_items - 1,
+                         scan_kernel::chunk_items + 1}) {
+    std::vector<int> keys(std::size_t(n) + 1);
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = int(i);
+    rbkbuf<int> k_in(keys), v_in(std::vector<int>(std::size_t(n) + 1, big)), k_out(std::size_t(n) + 1, poison<int>()),
+        v_out(std::size_t(n) + 1, poison<int>());
+    rbkbuf<long long> num(1, poison<long long>());
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                                num.data(), tilekit::plus{}, tilekit::equal_to{}) == launcher.success);
+    rbkbuf<unsigned char> temp(bytes, 0xCD);
+    BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                             num.data(), tilekit::plus{}, tilekit::equal_to{}) == launcher.success);
+    ::backend::sync();
+    BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key, n=" << n) {
+      BOOST_TEST(num.to_host()[0] == n);
+      const auto got = v_out.to_host();
+      BOOST_TEST(std::count(got.begin(), got.begin() + n, big) == n);
+    }
+    for (bool inclusive : {true, false}) {
+      rbkbuf<int> out(std::size_t(n) + 1, poison<int>());
+      auto call = [&](void* t) {
+        return inclusive ? tilekit::device_scan_by_key<true>(launcher, t, bytes, k_in.data(), v_in.data(), n, out.data(),
+                                                             tilekit::plus{}, 7, tilekit::equal_to{})
+                         : tilekit::device_scan_by_key<false>(launcher, t, bytes, k_in.data(), v_in.data(), n, out.data(),
+                                                              tilekit::plus{}, 7, tilekit::equal_to{});
+      };
+      BOOST_REQUIRE(call(nullptr) == launcher.success);
+      rbkbuf<unsigned char> scan_temp(bytes, 0xCD);
+      BOOST_TEST(call(scan_temp.data()) == launcher.success);
+      ::backend::sync();
+      BOOST_TEST_CONTEXT(::backend::name << (inclusive ? " inclusive" : " exclusive") << "_scan_by_key, n=" << n) {
+        const auto got = out.to_host();
+        BOOST_TEST(std::count(got.begin(), got.begin() + n, inclusive ? big : 7) == n);
+        BOOST_TEST(is_poison(got[std::size_t(n)]));
+      }
     }
   }
 }

@@ -119,8 +119,11 @@ struct by_key_kernel {
   using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
   using local_t = run_sum<V, unsigned>;    // inside a chunk
   using states_t = run_sum_states_t<V>;
-  static constexpr unsigned Threads = reduce_by_key_tuning::threads, Items = reduce_by_key_tuning::items;
-  static constexpr unsigned MinBlocksPerSM = reduce_by_key_tuning::blocks_per_sm;  // the registers' bound
+  static constexpr unsigned Threads =
+      Mode == by_key::reduce ? reduce_by_key_tuning::threads : reduce_by_key_tuning::scan_threads;
+  static constexpr unsigned Items = reduce_by_key_tuning::items;
+  static constexpr unsigned MinBlocksPerSM =  // the registers' bound
+      Mode == by_key::reduce ? reduce_by_key_tuning::blocks_per_sm : reduce_by_key_tuning::scan_blocks_per_sm;
   static constexpr count_t chunk_items = count_t(Threads) * Items;
   using transpose = warp_transpose<Items>;
   static constexpr unsigned slot_bytes = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
@@ -155,7 +158,9 @@ struct by_key_kernel {
     const count_t first = warp_base + count_t(lane) * Items;  // this thread's first item
     unsigned char* slots = &shared.exchange.bytes[warp.meta_group_rank() * transpose::slots * slot_bytes];
 
-    // Items past n: not heads, the chunk's first key and value (only the last chunk's aggregate sees them).
+    // Items past n: the chunk's first key and value, each a head of its own, so that op never
+    // combines them (with anything): the last chunk's padding would otherwise add into its
+    // last run, e.g. overflowing a signed sum. No item before n, nor any output, sees them.
     bool head[Items];
     {
       K keys[Items];
@@ -166,7 +171,7 @@ struct by_key_kernel {
       else if (first > 0 && first <= n) previous = K(keys_in[first - 1]);
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
-        head[k] = first + k < n && (first + k == 0 || !bool(eq(previous, keys[k])));
+        head[k] = first + k >= n || first + k == 0 || !bool(eq(previous, keys[k]));
         previous = keys[k];
       }
       warp.sync();  // every lane has read its keys before the values take the slots

@@ -73,6 +73,15 @@ struct reduce_by_key_tuning {
 #else
   static constexpr unsigned blocks_per_sm = 6;  // registers for 16 items (72; 4 blocks: 0.91 / 0.88)
 #endif
+  // The by-key scans: 256 threads, 3 blocks per SM (H200, int32, same call as 128 threads:
+  // InclusiveSumByKey 1.17 / 1.14 / 1.14x CUB at 2^20 / 2^24 / 2^28, against 1.03 / 1.09 / 1.07;
+  // ReduceByKey itself 1.00 / 0.94 / 0.91 that way, against 0.88 / 0.98 / 0.96, so it keeps 128;
+  // perf/results/2026-12-03-h200-histogram-merge-prefetch/).
+#if !defined(TILEKIT_REDUCE_BY_KEY_THREADS)
+  static constexpr unsigned scan_threads = 256, scan_blocks_per_sm = 3;
+#else
+  static constexpr unsigned scan_threads = threads, scan_blocks_per_sm = blocks_per_sm;
+#endif
 };
 
 struct select_tuning {
