@@ -356,6 +356,56 @@ void check_cluster_histogram(const cluster_layout& l, unsigned bins, std::mt1993
   }
 }
 
+// ---- 16-bit counters summed over the cluster (cluster_half_merge): each block counts its
+// threads' samples in its own half_counters (every bin), then the cluster adds them into
+// global, Vector words a read (16 bytes, or 1 word where the counters start off a 16-byte
+// boundary: offset_words), Batch reads in flight, with or without the 64-bit pairs ----
+template <unsigned Blocks, unsigned Threads, unsigned Vector, unsigned Batch>
+struct cluster_half_body {
+  static constexpr int K = 4;
+  const unsigned* in;
+  unsigned* global;  // bins, zeroed
+  unsigned bins, offset_words, first;
+  bool pairs;
+  unsigned cx, cy, cz;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto cluster = ctx.template cluster<Blocks, Threads>();
+    const auto block = cluster.block();
+    unsigned char* shared = ctx.template shared_array<unsigned char>(tilekit::half_counters_bytes(bins) + 4 * offset_words);
+    const tilekit::half_counters<decltype(block)> half(block, shared + 4 * offset_words, bins);
+    const unsigned long long i = cluster_slot(ctx, cluster, cx, cy, cz);
+    for (int k = 0; k < K; ++k) half.add(in[i * K + k], global);  // fewer samples than spill_at per block: no spill
+    tilekit::cluster_half_merge<Vector, Batch>(cluster, half, global, first, pairs);
+  }
+};
+
+template <unsigned Blocks, unsigned Threads, unsigned Vector, unsigned Batch>
+void check_cluster_half_merge(const cluster_layout& l, unsigned bins, unsigned offset_words, bool pairs, std::mt19937_64& g) {
+  using body_t = cluster_half_body<Blocks, Threads, Vector, Batch>;
+  const std::size_t n = std::size_t(Blocks) * Threads * l.clusters();
+  std::vector<unsigned> in(n * body_t::K);
+  for (auto& x : in) x = g() % 3 == 0 ? bins - 1 : unsigned(g() % bins);  // a third in the last bin (odd or even)
+  cl_buf<unsigned> d_in(in), d_global(bins + 1, 0u);
+  const unsigned first = unsigned(g() % 64);
+  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(),
+                         body_t{d_in.data(), d_global.data(), bins, offset_words, first, pairs, l.cx, l.cy, l.cz},
+                         tilekit::half_counters_bytes(bins) + 4 * offset_words);
+  const auto got = d_global.to_host();
+  BOOST_TEST_CONTEXT(::backend::name << " cluster_half_merge<" << Vector << ", " << Batch << ">, " << bins << " bins, offset "
+                                     << offset_words << (pairs ? ", pairs, " : ", ") << l.name() << " x " << Threads
+                                     << " threads, first " << first << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    std::vector<unsigned> want(bins, 0);
+    for (unsigned x : in) ++want[x];
+    mismatch_log log;
+    for (unsigned b = 0; b < bins; ++b) log.expect(got[b], want[b], "bin " + std::to_string(b));
+    log.expect(got[bins], 0u, "past the last bin");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 // ---- dedup: three calls per launch (cluster.sync() between), each over its own keys; call 0
 // without valid_items, call 1 with every item valid, call 2 with a partial count. The first
 // call comes before any cluster.sync() of the kernel: dedup needs none.
@@ -552,6 +602,11 @@ void check_cluster_all() {
   check_cluster_histogram<Blocks, Threads>(row, 37, g);
   check_cluster_histogram<Blocks, Threads>(shaped, 1000, g);
   check_cluster_dedup_all<Blocks, Threads>(row, shaped, g);
+  if constexpr (Blocks <= 4) {  // cluster_half_merge's bound
+    check_cluster_half_merge<Blocks, Threads, 4, 1>(row, 1001, 0, true, g);      // an odd last bin, a slice's partial vector
+    check_cluster_half_merge<Blocks, Threads, 4, 2>(shaped, 1000, 1, false, g);  // words off 16 bytes: one at a time
+    check_cluster_half_merge<Blocks, Threads, 1, 1>(row, 38, 0, false, g);
+  }
 }
 
 /// Every cluster size at this block size, where the backend runs blocks of this size.

@@ -144,6 +144,25 @@ BOOST_AUTO_TEST_CASE(even_bins_every_spread_and_size) {
   }
 }
 
+// 65536 / 65537 bins in 16-bit counters, the blocks in clusters that add up their counters
+// through distributed shared memory before the global atomics (sm_90; the simulator with 5
+// pretended multiprocessors: a grid of 4, two clusters of 2, the fifth left out), with the
+// merge's 64-bit pairs, an odd last bin, and counters not 8-byte aligned (one atomic per bin).
+BOOST_AUTO_TEST_CASE(half_counters_in_clusters) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t n = std::size_t(5 * tilekit::half_histogram_tuning::min_samples) + 3;
+  const auto launcher = ::backend::launcher_with_sms(5);
+  for (spread s : {spread::uniform, spread::skewed}) {
+    const auto ints = histogram_samples<int>(n, -1500, 66000, s, g);
+    const tilekit::even_bins<int, int> one_wide(65537, -1000, 64536), odd(65538, -1000, 3000);
+    check_device_histogram(ints, 65536, one_wide, std::string("int32 in clusters, 1 wide, ") + name(s), 0, launcher);
+    check_device_histogram(ints, 65536, one_wide, std::string("int32 in clusters, counters 4-byte aligned, ") + name(s), 0,
+                           launcher, 1);
+    check_device_histogram(ints, 65537, odd, std::string("int32 in clusters, 65537 bins, ") + name(s), 0, launcher);
+  }
+}
+
 // even_bins divides by a multiply-high when the products fit 32 bits, or by the bins'
 // width when it is whole, and shift_bins shifts where that width is 2^k: the same bins
 // as the division for random levels and bin counts (every third trial with a span that

@@ -39,6 +39,7 @@
 // (perf/results/2026-12-02-h200-histogram-65536).
 #pragma once
 #include <tilekit/block/shape.cuh>
+#include <tilekit/core/iterator.hpp>
 #include <tilekit/core/storage.hpp>
 #include <tilekit/tile/histogram.cuh>
 
@@ -164,7 +165,13 @@ class half_counters {
   TILEKIT_HD half_counters(const Block& block, void* shared, unsigned bins)
       : words_(static_cast<std::uint32_t*>(shared)), bins_(bins) {
     const unsigned stride = Block::static_size ? Block::static_size : block.num_threads();
-    for (unsigned i = block.thread_rank(); i < (bins + 1) / 2; i += stride) words_[i] = 0;
+    unsigned from = 0;  // the words zeroed 16 bytes a store (where aligned), then one by one
+    if (reinterpret_cast<std::uintptr_t>(shared) % 16 == 0) {
+      const detail::vector_of<std::uint32_t, 4> zero{};
+      for (unsigned i = block.thread_rank(); i < (bins + 1) / 8; i += stride) detail::store_vector(words_ + 4 * i, zero);
+      from = (bins + 1) / 8 * 4;
+    }
+    for (unsigned i = from + block.thread_rank(); i < (bins + 1) / 2; i += stride) words_[i] = 0;
     block.sync();
   }
   /// Counts one sample of bin `bin` (< bins); global[bin] gets spill_at at a time.
@@ -226,6 +233,11 @@ class half_counters {
       if (count != 0) be::atomic_add(global + (bins_ - 1), static_cast<GlobalCounter>(count));
     }
   }
+
+  /// The counters' words in shared memory: bin 2w in the low half of word w, bin 2w + 1 in its high half.
+  TILEKIT_HD const std::uint32_t* words() const { return words_; }
+  /// The number of bins.
+  TILEKIT_HD unsigned bins() const { return bins_; }
 
  private:
   TILEKIT_HD static unsigned shift_of(unsigned bin) { return (bin & 1u) * 16u; }  // the bin's half of its word

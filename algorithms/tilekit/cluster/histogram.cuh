@@ -18,10 +18,19 @@
 // done yet. The counters are 4-byte integers: only 32-bit integer atomics are atomic on
 // another block's shared memory through a generic address (nvcc 13.0, sm_90). init's cluster.sync() is also the one a remote access needs first (every
 // block has started), and merge's the one that ends the remote accesses before a block exits.
+//
+// cluster_half_merge(cluster, half, global, first, pairs): each block counted its own
+// samples in its own half_counters (block/histogram.cuh, every bin); the cluster adds
+// them up through distributed shared memory, block r summing slice r of the words, so
+// the global counters take one atomic per word per cluster, not per block (the merge's
+// global atomics are what a 65536-bin histogram of 2^24 samples waits for).
 #pragma once
+#include <tilekit/block/histogram.cuh>
 #include <tilekit/core/group.hpp>
+#include <tilekit/core/iterator.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tilekit {
 
@@ -92,6 +101,111 @@ TILEKIT_HD void cluster_histogram_merge(const Cluster& cluster, const Counter* l
   const unsigned stride = Cluster::static_size ? Cluster::static_size : block.num_threads();
   for (unsigned i = block.thread_rank(); i < s.count; i += stride)
     if (local[i] != Counter(0)) Cluster::backend::atomic_add(global + s.first + i, static_cast<GlobalCounter>(local[i]));
+}
+
+namespace detail {
+// Adds the sum of one counter word over the cluster (bins 2w and 2w + 1) to the global
+// counters: one 64-bit atomic with `pairs`, else one per non-zero bin.
+template <class Backend, class GlobalCounter>
+TILEKIT_HD void add_half_word(GlobalCounter* global, unsigned w, std::uint32_t sum, unsigned bins, bool pairs) {
+  if (sum == 0) return;
+  const std::uint32_t low = sum & 0xFFFFu, high = sum >> 16;
+  if constexpr (sizeof(GlobalCounter) == 4 && stdx::is_integral<GlobalCounter>::value) {
+    if (pairs && 2 * w + 1 < bins) {
+      Backend::atomic_add(reinterpret_cast<unsigned long long*>(global) + w, (static_cast<unsigned long long>(high) << 32) | low);
+      return;
+    }
+  }
+  if (low != 0) Backend::atomic_add(global + 2 * w, static_cast<GlobalCounter>(low));
+  if (high != 0) Backend::atomic_add(global + 2 * w + 1, static_cast<GlobalCounter>(high));  // 0 past the last bin
+}
+}  // namespace detail
+
+/// Waits for the cluster's samples (cluster.sync()), then adds the half_counters of all
+/// its blocks to global[0 .. bins): block r sums slice r of the counter words over the
+/// cluster's blocks and adds each sum to the global counters, from vector `first` of its
+/// slice on (wrapping; where clusters start apart, their atomics do not queue on the same
+/// lines), with one 64-bit atomic per word where `pairs`, one atomic per bin otherwise.
+/// A thread reads Vector words (1, or 4: 16 bytes, where the words are 16-byte aligned) of each block at a time, Batch such reads
+/// in flight. Ends with cluster.sync_relaxed(): the other blocks read this block's counters until then.
+/// @pre every thread of the cluster calls, each block's `half` over the same shared
+/// variable and bins; Blocks <= 4 (each counter below half_counters' spill_at, 2^14, so
+/// four sum below 2^16: no carry into the word's other bin); with pairs, merge_pairs'
+/// preconditions (GlobalCounter a 4-byte integer, global 8-byte aligned, no count reaching
+/// 2^32, every other atomic on global[0 .. bins & ~1) 64-bit).
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Vector = 4, unsigned Batch = 1, class Cluster, class Block, class GlobalCounter,
+          detail::stdx::enable_if_t<is_cluster_v<Cluster>, int> = 0>
+TILEKIT_HD void cluster_half_merge(const Cluster& cluster, const half_counters<Block>& half, GlobalCounter* global,
+                                   unsigned first = 0, bool pairs = false) {
+  constexpr unsigned Blocks = Cluster::static_blocks;
+  static_assert(Blocks <= 4, "tilekit::cluster_half_merge: at most 4 blocks (more 16-bit counters could sum past 2^16)");
+  static_assert(Vector == 1 || Vector == 4, "tilekit::cluster_half_merge: Vector is 1 or 4 words (16 bytes)");
+  static_assert(Batch >= 1, "tilekit::cluster_half_merge: Batch >= 1");
+  using be = typename Cluster::backend;
+  using vector_t = detail::vector_of<std::uint32_t, Vector>;
+  cluster.sync();
+  const unsigned bins = half.bins(), words = (bins + 1) / 2;
+  const std::uint32_t* mine = half.words();
+  // Slices of whole vectors (only the last may end in a part of one), where the words are aligned for them.
+  const bool aligned = reinterpret_cast<std::uintptr_t>(mine) % sizeof(vector_t) == 0;
+  const unsigned V = aligned ? Vector : 1u;
+  const unsigned per = ((words + Blocks - 1) / Blocks + V - 1) / V * V;
+  const unsigned lo = cluster.block_rank() * per < words ? cluster.block_rank() * per : words;
+  const unsigned count = words - lo < per ? words - lo : per;
+  const std::uint32_t* remote[Blocks];
+  TILEKIT_UNROLL
+  for (unsigned q = 0; q < Blocks; ++q) remote[q] = cluster.map_shared_rank(mine, q);
+  const unsigned stride = Cluster::static_size ? Cluster::static_size : cluster.block().num_threads();
+  const unsigned rank = be::block_thread_rank();
+  bool vectorised = false;
+  if constexpr (Vector > 1) {
+    if (aligned) {
+      vectorised = true;
+      const unsigned vectors = count / Vector, start = vectors == 0 ? 0u : first % vectors;
+      for (unsigned base = rank; base < vectors; base += Batch * stride) {
+        vector_t sum[Batch];
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < Batch; ++j) {
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Vector; ++k) sum[j].item[k] = 0;
+          if (base + j * stride < vectors) {
+            const unsigned w = lo + Vector * detail::wrapped_index(base + j * stride, vectors, start);
+            TILEKIT_UNROLL
+            for (unsigned q = 0; q < Blocks; ++q) {
+              const vector_t x = detail::load_vector<std::uint32_t, Vector>(remote[q] + w);
+              TILEKIT_UNROLL
+              for (unsigned k = 0; k < Vector; ++k) sum[j].item[k] += x.item[k];  // no carry between the halves: see @pre
+            }
+          }
+        }
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < Batch; ++j) {
+          if (base + j * stride >= vectors) break;
+          const unsigned w = lo + Vector * detail::wrapped_index(base + j * stride, vectors, start);
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Vector; ++k) detail::add_half_word<be>(global, w + k, sum[j].item[k], bins, pairs);
+        }
+      }
+      for (unsigned i = vectors * Vector + rank; i < count; i += stride) {  // the last slice's part of a vector
+        std::uint32_t sum = 0;
+        TILEKIT_UNROLL
+        for (unsigned q = 0; q < Blocks; ++q) sum += remote[q][lo + i];
+        detail::add_half_word<be>(global, lo + i, sum, bins, pairs);
+      }
+    }
+  }
+  if (!vectorised) {
+    const unsigned start = count == 0 ? 0u : first % count;
+    for (unsigned i = rank; i < count; i += stride) {
+      const unsigned w = lo + detail::wrapped_index(i, count, start);
+      std::uint32_t sum = 0;
+      TILEKIT_UNROLL
+      for (unsigned q = 0; q < Blocks; ++q) sum += remote[q][w];
+      detail::add_half_word<be>(global, w, sum, bins, pairs);
+    }
+  }
+  cluster.sync_relaxed();  // the reads above have returned: their sums were added
 }
 
 }  // namespace tilekit

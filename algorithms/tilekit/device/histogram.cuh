@@ -18,6 +18,7 @@
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/block/histogram.cuh>
+#include <tilekit/cluster/histogram.cuh>
 
 namespace tilekit {
 
@@ -33,7 +34,9 @@ namespace tilekit {
 // memory (launcher.max_shared_bytes()), every block counts its share of the
 // samples in shared counters and adds the non-zero ones to the global counters;
 // up to twice that many bins, 16-bit counters two to a word (half_counters: 65536
-// bins in 128 KB, a block of 1024 threads per SM); beyond that, chunks count straight
+// bins in 128 KB, a block of 1024 threads per SM; where the grid fills the device, in
+// clusters of 2 blocks that add up their counters before the global atomics:
+// cluster_half_merge); beyond that, chunks count straight
 // into the global counters, lanes with the same bin aggregated by match_any (histogram_match).
 // even_bins and range_bins compute bins exactly as cub::DeviceHistogram's
 // HistogramEven / HistogramRange do.
@@ -213,10 +216,26 @@ TILEKIT_HD void for_each_sample(In in, count_t n, count_t b, count_t blocks, uns
         TILEKIT_UNROLL
         for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
     }
-    for (; v < vectors; v += threads) {
-      const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
+    if constexpr (in_flight > 1) {
+      // The last, partial trip: its loads in flight together too (one by one, each waited
+      // out a DRAM round trip: up to 3 per thread in a 65536-bin histogram of 2^24 samples).
+      if (v < vectors) {
+        vector_of<value_of<In>, per_vector> x[in_flight - 1];
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u + 1 < in_flight; ++u)
+          if (v + u * threads < vectors) x[u] = load_vector<value_of<In>, per_vector>(aligned + (v + u * threads) * per_vector);
+        TILEKIT_UNROLL
+        for (unsigned u = 0; u + 1 < in_flight; ++u)
+          if (v + u * threads < vectors)
+            TILEKIT_UNROLL
+            for (unsigned j = 0; j < per_vector; ++j) count(x[u].item[j]);
+      }
+    } else {
+      for (; v < vectors; v += threads) {
+        const auto x = load_vector<value_of<In>, per_vector>(aligned + v * per_vector);
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < per_vector; ++j) count(x.item[j]);
+      }
     }
   }
   const count_t tail_from = head + vectors * per_vector, scalar_items = head + (n - tail_from);
@@ -287,8 +306,10 @@ struct histogram_kernel {
 };
 
 // Bins past what 32-bit shared counters hold, up to twice that: 16-bit counters, two to a
-// word (half_counters), in large blocks (one per SM: 65536 bins take 128 KB).
-template <class In, class Counter, class Binner>
+// word (half_counters), in large blocks (one per SM: 65536 bins take 128 KB). With
+// Cluster > 1 (launched in clusters of that many blocks) the cluster's blocks add up
+// their counters before the global atomics (cluster_half_merge).
+template <class In, class Counter, class Binner, unsigned Cluster = 1>
 struct half_histogram_kernel {
   static constexpr unsigned Threads = half_histogram_tuning::threads, K = histogram_tuning::items;
   static constexpr unsigned in_flight = half_histogram_tuning::vectors;
@@ -324,6 +345,13 @@ struct half_histogram_kernel {
       if (bin >= 0) local.add_spilling(unsigned(bin), spill);
     });
     be::wait_for_prior_grid();
+    if constexpr (Cluster > 1) {
+      const auto cluster = ctx.template cluster<Cluster, Threads>();
+      const unsigned slice_vectors = unsigned((bins + 1) / 2 + Cluster - 1) / Cluster / half_histogram_tuning::merge_vector;
+      cluster_half_merge<half_histogram_tuning::merge_vector, half_histogram_tuning::merge_batch>(
+          cluster, local, counters, merge_start(b / Cluster, blocks / Cluster, slice_vectors), pairs);
+      return;
+    }
     if constexpr (sizeof(Counter) == 4 && stdx::is_integral<Counter>::value) {
       if (pairs) {
         local.merge_pairs(block, counters, (merge_start(b, blocks, unsigned(bins)) / 2) & ~31u);
@@ -454,7 +482,23 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     // Two bins per 64-bit atomic in the merge where no count can carry into the next bin.
     const bool pairs = half_histogram_tuning::pairs && sizeof(Counter) == 4 && detail::stdx::is_integral<Counter>::value &&
                        reinterpret_cast<std::uintptr_t>(counters) % 8 == 0 && n < (detail::count_t(1) << 32);
-    return launcher.zero_then_run(counters, counter_bytes, true, grid_for(half_histogram_tuning::min_samples, 1), half_t::Threads,
+    const unsigned grid = grid_for(half_histogram_tuning::min_samples, 1);
+    constexpr unsigned cluster = half_histogram_tuning::cluster_blocks;
+    if constexpr (cluster > 1) {
+      // In clusters where the grid fills the device and the clusters are all resident at
+      // once (the blocks of a cluster run on one GPC: an odd SM left over stays idle).
+      // Measured on the H200 (int32, 65536 bins; perf/results/2026-12-03-h200-histogram-cluster),
+      // same process: clusters of 2 at 2^24 +12% uniform, +7% with 90% in 64 bins, 2^28 even;
+      // clusters of 4 no better at 2^24 and 7% slower at 2^28 (SMs left idle); at 2^20 (a grid
+      // of 32 blocks) 12% slower on the skewed data, so only grids that fill the device.
+      using cluster_t = detail::half_histogram_kernel<In, Counter, Binner, cluster>;
+      const cluster_t body{in, n, counters, bins, binner, pairs};
+      const unsigned resident = launcher.max_clusters(body, cluster, cluster_t::Threads, half_bytes) * cluster;
+      if (launcher.has_clusters() && grid >= sms && resident >= 2 * cluster)
+        return launcher.zero_then_run_cluster(counters, counter_bytes, grid < resident ? grid / cluster * cluster : resident,
+                                              cluster, cluster_t::Threads, body, half_bytes);
+    }
+    return launcher.zero_then_run(counters, counter_bytes, true, grid, half_t::Threads,
                                   half_t{in, n, counters, bins, binner, pairs}, half_bytes);
   }
   return launcher.zero_then_run(counters, counter_bytes, true,

@@ -21,7 +21,8 @@
 //              throws what, the GPU traps),
 //              num_blocks(), block_rank(), grid_dim(), grid_sync()
 //   cluster    cluster_block_rank(), cluster_blocks(), cluster_sync() (release / acquire over
-//              the cluster), map_shared_rank(p, rank), check_cluster_size(Blocks)
+//              the cluster), cluster_sync_relaxed() (a barrier only), map_shared_rank(p, rank),
+//              check_cluster_size(Blocks)
 //   warp       shfl<Kind, T>(mask, words, arg, width): a T's 32-bit words, each moved the same way,
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
@@ -90,7 +91,7 @@ template <class B, class = void>
 struct has_cluster_ops : stdx::false_type {};
 template <class B>
 struct has_cluster_ops<B, stdx::void_t<decltype(B::cluster_block_rank()), decltype(B::cluster_blocks()),
-                                       decltype(B::cluster_sync()),
+                                       decltype(B::cluster_sync()), decltype(B::cluster_sync_relaxed()),
                                        decltype(B::map_shared_rank(static_cast<unsigned*>(nullptr), 0u)),
                                        decltype(B::check_cluster_size(1u))>> : stdx::true_type {};
 }  // namespace detail
@@ -108,7 +109,7 @@ struct backend_contract {
                 "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared, "
                 "wait_for_prior_grid and allow_next_grid");
   static_assert(detail::has_cluster_ops<Backend>::value,
-                "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, map_shared_rank<T>(T*, rank) "
+                "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, cluster_sync_relaxed, map_shared_rank<T>(T*, rank) "
                 "and check_cluster_size (a backend without clusters acts as a cluster of one block)");
   /// Always true: naming it instantiates the checks above, so a Backend that lacks an
   /// operation fails to compile with a message naming the operations required.
@@ -337,6 +338,13 @@ class basic_cluster {
   /// before it are visible to every block after it. @pre every thread of the cluster reaches it.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD void sync() const { Backend::cluster_sync(); }
+  /// A cluster-wide barrier that orders no memory (barrier.cluster.arrive.relaxed + wait):
+  /// enough to keep a block from exiting until the other blocks' reads of its shared
+  /// memory have returned, where each read's value is used before the barrier; it does
+  /// not wait for the caller's outstanding global writes and atomics, as sync()'s release
+  /// does. @pre every thread of the cluster reaches it.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void sync_relaxed() const { Backend::cluster_sync_relaxed(); }
   /// The address of the same shared-memory variable as p in block `rank` of the cluster
   /// (distributed shared memory). @pre p points into the calling block's shared memory;
   /// rank < Blocks; for a block other than the caller's, every block has passed one

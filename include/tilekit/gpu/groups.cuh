@@ -169,6 +169,17 @@ struct gpu_backend {
     __syncthreads();
 #endif
   }
+  /// A cluster barrier that orders no memory (barrier.cluster.arrive.relaxed, then .wait):
+  /// every thread of the cluster waits for all; __syncthreads below sm_90. No membar
+  /// waits for the block's outstanding global writes and atomics, as cluster_sync's release does.
+  /// @pre every thread of the cluster reaches it.
+  __device__ static void cluster_sync_relaxed() {
+#if TILEKIT_HAS_CLUSTER
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+  }
   /// The generic address of p's variable in the shared memory of block `rank` of the
   /// cluster (mapa); below sm_90 p for rank 0, and a trap for any other rank.
   template <class T>

@@ -90,19 +90,35 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
 }
 // An ordinary launch of body with one launch attribute (cudaLaunchKernelEx): the cluster
 // shape of launch_cluster, the dependent launch of gpu_launcher::zero_then_run.
-template <class Body>
-cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 block, cudaStream_t stream,
+template <class Body, std::size_t Count>
+cudaError_t launch_with(const cudaLaunchAttribute (&attributes)[Count], dim3 grid, dim3 block, cudaStream_t stream,
                         const Body& body, std::size_t shared_bytes) {
   if (cudaError_t e = allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes); e != cudaSuccess) return e;
-  cudaLaunchAttribute attributes[1] = {attribute};
+  cudaLaunchAttribute copy[Count];
+  for (std::size_t i = 0; i < Count; ++i) copy[i] = attributes[i];
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
-  config.attrs = attributes;
-  config.numAttrs = 1;
+  config.attrs = copy;
+  config.numAttrs = unsigned(Count);
   return cudaLaunchKernelEx(&config, &body_kernel<Body, grid_launch::ordinary>, body);
+}
+template <class Body>
+cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 block, cudaStream_t stream,
+                        const Body& body, std::size_t shared_bytes) {
+  const cudaLaunchAttribute attributes[1] = {attribute};
+  return launch_with(attributes, grid, block, stream, body, shared_bytes);
+}
+// The cluster-shape attribute of a launch in clusters of `blocks` blocks along x.
+inline cudaLaunchAttribute cluster_attribute(dim3 cluster) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = cluster.x;
+  attribute.val.clusterDim.y = cluster.y;
+  attribute.val.clusterDim.z = cluster.z;
+  return attribute;
 }
 }  // namespace detail
 
@@ -157,12 +173,7 @@ cudaError_t launch_cluster(dim3 grid, dim3 block, dim3 cluster, cudaStream_t str
                                              cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         e != cudaSuccess)
       return e;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = cluster.x;
-  attribute.val.clusterDim.y = cluster.y;
-  attribute.val.clusterDim.z = cluster.z;
-  return detail::launch_with(attribute, grid, block, stream, body, shared_bytes);
+  return detail::launch_with(detail::cluster_attribute(cluster), grid, block, stream, body, shared_bytes);
 }
 
 namespace detail {
@@ -229,6 +240,59 @@ struct gpu_launcher {
   cudaError_t run_cluster(unsigned grid, unsigned cluster, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch_cluster(dim3(grid), dim3(block), dim3(cluster), stream, body, shared_bytes);
   }
+  /// How many clusters of `cluster` blocks of body (block threads, shared_bytes of dynamic
+  /// shared memory each) the current device runs at once (cudaOccupancyMaxActiveClusters,
+  /// asked once per device for the last shape asked); 0 if it cannot be queried.
+  template <class Body>
+  unsigned max_clusters(const Body&, unsigned cluster, unsigned block, std::size_t shared_bytes) const {
+    constexpr int cached_devices = 64;
+    static std::atomic<unsigned long long> cache[cached_devices] = {};  // the shape (high 40 bits), then clusters + 1
+    int device = 0;
+    if (!has_clusters() || cluster == 0 || cluster > 16 || block > 1024 || shared_bytes >= (1u << 24) ||
+        cudaGetDevice(&device) != cudaSuccess)
+      return 0;
+    const unsigned long long shape = (((unsigned long long)shared_bytes << 16) | (block << 5) | cluster) << 24;
+    const bool cacheable = device >= 0 && device < cached_devices;
+    if (cacheable)
+      if (const unsigned long long known = cache[device].load(std::memory_order_relaxed); (known >> 24) << 24 == shape && known != 0)
+        return unsigned(known & 0xFFFFFFu) - 1;
+    if (detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes) != cudaSuccess) return 0;
+    if (cluster > 8 && cudaFuncSetAttribute(&detail::body_kernel<Body, grid_launch::ordinary>,
+                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
+      return 0;
+    const cudaLaunchAttribute attribute = detail::cluster_attribute(dim3(cluster));
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(cluster);
+    config.blockDim = dim3(block);
+    config.dynamicSmemBytes = shared_bytes;
+    config.attrs = const_cast<cudaLaunchAttribute*>(&attribute);
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, &detail::body_kernel<Body, grid_launch::ordinary>, &config) != cudaSuccess ||
+        clusters <= 0) {
+      (void)cudaGetLastError();  // the query's error is not the caller's
+      return 0;
+    }
+    if (cacheable && unsigned(clusters) < 0xFFFFFFu) cache[device].store(shape | (unsigned(clusters) + 1), std::memory_order_relaxed);
+    return unsigned(clusters);
+  }
+  /// As zero_then_run with overlap, the kernel in clusters of `cluster` blocks (launch_cluster): the
+  /// dependent launch and the cluster shape are both its launch's attributes. @pre has_clusters();
+  /// cluster divides grid.
+  template <class Body>
+  cudaError_t zero_then_run_cluster(void* p, std::size_t bytes, unsigned grid, unsigned cluster, unsigned block,
+                                    const Body& body, std::size_t shared_bytes = 0) const {
+    if (cluster == 0 || cluster > 8 || grid % cluster != 0) return cudaErrorInvalidValue;
+    if (reinterpret_cast<std::uintptr_t>(p) % 4 != 0) {
+      if (cudaError_t e = zero(p, bytes); e != cudaSuccess) return e;
+      return run_cluster(grid, cluster, block, body, shared_bytes);
+    }
+    if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
+    cudaLaunchAttribute attributes[2] = {detail::cluster_attribute(dim3(cluster)), {}};
+    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[1].val.programmaticStreamSerializationAllowed = 1;
+    return detail::launch_with(attributes, dim3(grid), dim3(block), stream, body, shared_bytes);
+  }
   /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
   cudaError_t zero(void* p, std::size_t bytes) const { return cudaMemsetAsync(p, 0, bytes, stream); }
   /// Zeroes bytes bytes at p, then runs body as run does; returns the first error. With
@@ -247,18 +311,19 @@ struct gpu_launcher {
       if (cudaError_t e = zero(p, bytes); e != cudaSuccess) return e;
       return run(grid, block, body, shared_bytes);
     }
-    if (bytes > 0) {
-      const std::size_t words = bytes / 4, threads = 256, per_block = threads * 16;
-      const std::size_t blocks = (words + per_block - 1) / per_block;
-      if (cudaError_t e = launch(dim3(unsigned(blocks == 0 ? 1 : blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)),
-                                 stream, detail::zero_words{static_cast<unsigned*>(p), words, bytes % 4});
-          e != cudaSuccess)
-        return e;
-    }
+    if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
     return detail::launch_with(attribute, dim3(grid), dim3(block), stream, body, shared_bytes);
+  }
+  /// The zeroing kernel of zero_then_run (detail::zero_words; nothing for 0 bytes). @pre p 4-byte aligned.
+  cudaError_t zero_kernel(void* p, std::size_t bytes) const {
+    if (bytes == 0) return cudaSuccess;
+    const std::size_t words = bytes / 4, threads = 256, per_block = threads * 16;
+    const std::size_t blocks = (words + per_block - 1) / per_block;
+    return launch(dim3(unsigned(blocks == 0 ? 1 : blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)), stream,
+                  detail::zero_words{static_cast<unsigned*>(p), words, bytes % 4});
   }
   /// Declares bytes bytes at p initialised in stream for compute-sanitizer's initcheck
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel

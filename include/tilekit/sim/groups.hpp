@@ -179,6 +179,8 @@ struct backend {
   static unsigned cluster_blocks() { return rt().cluster_blocks(); }
   /// Cluster barrier (cluster.sync()); an error if a thread of the cluster exits without reaching it.
   static void cluster_sync() { rt().cluster_barrier(); }
+  /// As cluster_sync (the simulator's memory is ordered anyway).
+  static void cluster_sync_relaxed() { rt().cluster_barrier(); }
   /// The address of p's variable in block `rank` of the cluster; misuse (a rank past the
   /// cluster, p outside the caller's shared memory, a block that exited, a remote block
   /// before the first cluster.sync()) throws tilekit::sim::error.
@@ -397,6 +399,19 @@ struct launcher {
     o.shared_bytes = shared_bytes;
     launch_cluster(dim3(grid), dim3(block), dim3(cluster), body, o);
     return success;
+  }
+  /// How many clusters of `cluster` blocks run at once: sms / cluster (a block per pretended multiprocessor).
+  template <class Body>
+  unsigned max_clusters(const Body&, unsigned cluster, unsigned /*block*/, std::size_t /*shared_bytes*/) const {
+    return cluster == 0 ? 0u : sms / cluster;
+  }
+  /// zero, then run_cluster (see zero_then_run); invalid_value, running nothing, where cluster does not divide grid.
+  template <class Body>
+  int zero_then_run_cluster(void* p, std::size_t bytes, unsigned grid, unsigned cluster, unsigned block, const Body& body,
+                            std::size_t shared_bytes = 0) const {
+    if (cluster == 0 || cluster > 8 || grid % cluster != 0) return invalid_value;
+    if (bytes > 0) zero(p, bytes);
+    return run_cluster(grid, cluster, block, body, shared_bytes);
   }
   /// zero, then run (the GPU's overlap of the two, a dependent launch, has no counterpart here).
   template <class Body>

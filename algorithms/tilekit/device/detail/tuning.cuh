@@ -153,6 +153,19 @@ struct half_histogram_tuning {
   static constexpr unsigned vectors = 4;  // 16-byte loads in flight per thread (65536 bins, 2^28, H200: 354 us, 369 at 2,
                                           // 443 at 1, measured with batched adds since reverted; 306 us as committed)
 #endif
+#if defined(TILEKIT_HALF_HISTOGRAM_CLUSTER)  // for measuring
+  static constexpr unsigned cluster_blocks = TILEKIT_HALF_HISTOGRAM_CLUSTER;
+#else
+  static constexpr unsigned cluster_blocks = 2;  // blocks whose counters add up before the global atomics (1: none)
+#endif
+#if defined(TILEKIT_HALF_HISTOGRAM_MERGE_VECTOR)  // for measuring
+  static constexpr unsigned merge_vector = TILEKIT_HALF_HISTOGRAM_MERGE_VECTOR, merge_batch = TILEKIT_HALF_HISTOGRAM_MERGE_BATCH;
+#else
+  // The cluster's merge: words per load, loads in flight per thread (H200, 65536 bins, 2^24:
+  // 36.6 us with 1 and 1, 38.1 with 1 and 16, 44.5 with 4 and 1 (the 64-bit atomics of a warp
+  // 16 bytes apart), 45.8 with 4 and 4; perf/results/2026-12-03-h200-histogram-cluster).
+  static constexpr unsigned merge_vector = 1, merge_batch = 1;
+#endif
 #if defined(TILEKIT_HALF_HISTOGRAM_PAIRS)  // for measuring
   static constexpr bool pairs = TILEKIT_HALF_HISTOGRAM_PAIRS;
 #else
