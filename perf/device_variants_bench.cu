@@ -4,7 +4,7 @@
 // same data in one process, with the measured limits of the same run:
 //   reduce (sum) and inclusive scan of int64, float and double; exclusive scan of int32;
 //   ArgMin of int32 and float; select_if keeping 0% and 100% of int32, select_flagged
-//   (about half); histograms of 65536 even bins of int32 (past shared memory) and of
+//   (about half); histograms of 65536 and 200000 even bins of int32 (past shared memory) and of
 //   256 bins of uint8 on skewed (75% in one bin) and all-equal samples, uint8 up to
 //   2^30 samples; distinct of int32 keys (1% distinct; CUB and Thrust have none);
 //   ReduceByKey, UniqueByKey and InclusiveSumByKey of int32 keys in runs of 8,
@@ -73,7 +73,7 @@ __host__ __device__ unsigned hash(std::uint64_t i) {
   return unsigned(x >> 32);
 }
 
-enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, skewed_wide_ints, runs_of_8 };
+enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, skewed_wide_ints, huge_ints, skewed_huge_ints, runs_of_8 };
 
 // in[i] for each kind of data; flags[i] = about half set.
 template <class T>
@@ -89,6 +89,8 @@ __global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std:
       case data::keys_1pct: in[i] = T(hash(h % distinct) | 1); break;
       case data::wide_ints: in[i] = T(int(h % 65536) - 32768); break;
       case data::skewed_wide_ints: in[i] = T(h % 10 < 9 ? int((h >> 8) % 64) * 97 - 3000 : int((h >> 8) % 65536) - 32768); break;  // 90% in 64 values
+      case data::huge_ints: in[i] = T(int(h % 200000) - 100000); break;
+      case data::skewed_huge_ints: in[i] = T(h % 10 < 9 ? int((h >> 8) % 64) * 3037 - 97000 : int((h >> 8) % 200000) - 100000); break;  // 90% in 64 values
       case data::runs_of_8: in[i] = T(int(hash(i / 8) % 1000)); break;
     }
     if (flags) flags[i] = (h >> 7) & 1;
@@ -399,6 +401,8 @@ int main(int argc, char** argv) {
         select_variant<-2000>("select0"), select_variant<2000>("select100"), flagged_variant(),
         histogram_variant<int>("histogram65536", "int32", data::wide_ints, 65536, -32768, 32768),
         histogram_variant<int>("histogram65536_skewed", "int32", data::skewed_wide_ints, 65536, -32768, 32768),
+        histogram_variant<int>("histogram200000", "int32", data::huge_ints, 200000, -100000, 100000),
+        histogram_variant<int>("histogram200000_skewed", "int32", data::skewed_huge_ints, 200000, -100000, 100000),
         histogram_variant<int>("histogram16384", "int32", data::wide_ints, 16384, -32768, 32768),
         histogram_variant<int>("histogram16384_skewed", "int32", data::skewed_wide_ints, 16384, -32768, 32768),
         histogram_variant<int>("histogram4096", "int32", data::wide_ints, 4096, -32768, 32768),

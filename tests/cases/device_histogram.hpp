@@ -163,6 +163,37 @@ BOOST_AUTO_TEST_CASE(half_counters_in_clusters) {
   }
 }
 
+// Bins past one block's 16-bit counters: 16-bit counters spread over a cluster of 2 blocks
+// (cluster_half_counters) where the samples outnumber the bins times the clusters, global
+// counters otherwise. With the default launcher 150000 / 200001 bins (spread on the H200 at
+// device_max_items(), 2^24 samples; global in the simulator, at most 2^17 samples), and with
+// blocks of 8 KB 6000 / 8191 bins (spread in the simulator from 5 * 32768 samples, global for
+// 1000; the GPU keeps its own limit: shared 32-bit counters there); uniform and skewed data
+// (one bin's counter spills many times), an odd last bin, counters one word into their buffer.
+BOOST_AUTO_TEST_CASE(counters_spread_over_a_cluster) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t big = std::size_t(5 * tilekit::half_histogram_tuning::min_samples) + 3;
+  for (spread s : {spread::uniform, spread::skewed}) {
+    for (std::size_t n : {std::size_t(1000), big, std::size_t(::backend::device_max_items())}) {
+      const auto ints = histogram_samples<int>(n, -2000, 210000, s, g);
+      for (int bins : {150000, 200001}) {
+        if (n == big) continue;
+        const tilekit::even_bins<int, int> binner(bins + 1, -1000, -1000 + bins);
+        check_device_histogram(ints, bins, binner, std::string("int32 spread over a cluster, ") + name(s), 0,
+                               ::backend::launcher_with_sms(5), bins == 150000 ? 1 : 0);
+      }
+      const auto small = histogram_samples<int>(n, -1500, 30000, s, g);
+      for (int bins : {6000, 8191}) {
+        if (n != big && n != 1000) continue;
+        const tilekit::even_bins<int, int> binner(bins + 1, -1000, 3 * bins);  // 4 values a bin, some past the bins
+        check_device_histogram(small, bins, binner, std::string("int32 spread over a cluster, 8 KB blocks, ") + name(s), 0,
+                               ::backend::launcher_with_max_shared(5, 8192), bins == 6000 ? 1 : 0);
+      }
+    }
+  }
+}
+
 // even_bins divides by a multiply-high when the products fit 32 bits, or by the bins'
 // width when it is whole, and shift_bins shifts where that width is 2^k: the same bins
 // as the division for random levels and bin counts (every third trial with a span that

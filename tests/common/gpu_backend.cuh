@@ -97,6 +97,8 @@ struct gpu_backend {
   static tilekit::gpu_launcher launcher_later_blocks_first() { return {}; }
   /// The GPU's own multiprocessors (the simulator's counterpart pretends sms of them).
   static tilekit::gpu_launcher launcher_with_sms(unsigned) { return {}; }
+  /// The simulator's launcher_with_max_shared: the device's own limits here.
+  static tilekit::gpu_launcher launcher_with_max_shared(unsigned, std::size_t) { return {}; }
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;
   /// TILEKIT_TEST_SMALL=1 (set under compute-sanitizer): smaller device-wide cases.
   static bool small() {

@@ -107,6 +107,13 @@ struct sim_backend {
     l.opt.resident_blocks = 4 * sms;
     return l;
   }
+  /// A launcher of launcher_with_sms(sms) whose pretended device gives a block at most
+  /// `bytes` of shared memory (the dispatch's paths for bins past it, with few bins).
+  static tilekit::sim::launcher launcher_with_max_shared(unsigned sms, std::size_t bytes) {
+    tilekit::sim::launcher l = launcher_with_sms(sms);
+    l.max_shared = bytes;
+    return l;
+  }
   static constexpr int invalid_value = tilekit::sim::launcher::invalid_value;
   /// Largest inputs of the device-wide cases (fibers are slow).
   /// Whether the device-wide cases run counts past 2^31 and 2^32 (iterator inputs).

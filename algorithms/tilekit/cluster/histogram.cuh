@@ -24,6 +24,9 @@
 // them up through distributed shared memory, block r summing slice r of the words, so
 // the global counters take one atomic per word per cluster, not per block (the merge's
 // global atomics are what a 65536-bin histogram of 2^24 samples waits for).
+//
+// cluster_half_counters<Cluster>: 16-bit counters two to a word spread over the cluster's
+// blocks (word w in block w % Blocks): the bins past what one block's half_counters hold.
 #pragma once
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/core/group.hpp>
@@ -102,6 +105,78 @@ TILEKIT_HD void cluster_histogram_merge(const Cluster& cluster, const Counter* l
   for (unsigned i = block.thread_rank(); i < s.count; i += stride)
     if (local[i] != Counter(0)) Cluster::backend::atomic_add(global + s.first + i, static_cast<GlobalCounter>(local[i]));
 }
+
+/// Shared bytes each block of a cluster of Blocks blocks gives cluster_half_counters for `bins` bins.
+template <unsigned Blocks>
+TILEKIT_HD constexpr std::size_t cluster_half_counters_bytes(unsigned bins) {
+  return std::size_t(((bins + 1) / 2 + Blocks - 1) / Blocks) * sizeof(std::uint32_t);
+}
+
+/// 16-bit counters two to a 32-bit word (as half_counters) spread over the shared memory of
+/// a cluster's blocks: twice the bins that 32-bit counters spread over the same cluster hold.
+/// Word w (bins 2w and 2w + 1) lives in block w % Blocks, at index w / Blocks. A sample is one
+/// 32-bit atomic add on its owner's word (the one width that is atomic on another block's
+/// shared memory); a counter reaching spill_at hands it to the caller's spill. Every thread
+/// of the cluster calls the constructor and merge; add_spilling is per thread.
+template <class Cluster>
+class cluster_half_counters {
+  static constexpr unsigned Blocks = Cluster::static_blocks;
+  static_assert((Blocks & (Blocks - 1)) == 0, "tilekit::cluster_half_counters: a power-of-two cluster size");
+  using be = typename Cluster::backend;
+
+ public:
+  /// A counter that reaches spill_at hands spill_at to spill (see add_spilling).
+  static constexpr unsigned spill_at = 1u << 14;
+  /// Words each block holds for `bins` bins.
+  TILEKIT_HD static constexpr unsigned words_per_block(unsigned bins) { return ((bins + 1) / 2 + Blocks - 1) / Blocks; }
+
+  /// Zeroes this block's words at `shared` (4-byte aligned, cluster_half_counters_bytes<Blocks>(bins) long, the same
+  /// variable in every block), then cluster.sync(): every block has started, so add_spilling
+  /// may address their words. @pre every thread of the cluster calls.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD cluster_half_counters(const Cluster& cluster, void* shared, unsigned bins)
+      : cluster_(cluster), words_(static_cast<std::uint32_t*>(shared)), bins_(bins) {
+    const unsigned stride = Cluster::static_size ? Cluster::static_size : cluster.block().num_threads();
+    for (unsigned i = be::block_thread_rank(); i < words_per_block(bins); i += stride) words_[i] = 0;
+    cluster.sync();
+  }
+  /// Counts one sample of bin `bin` (< bins) on its owner's word; where the count reaches
+  /// spill_at, takes it off and calls spill(bin, spill_at) (the caller adds it to the bin's
+  /// global counter). As half_counters: no counter passes 2^16 - 1 unless 2^15 more samples
+  /// of one bin land between one thread's two atomics.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Spill>
+  TILEKIT_HD void add_spilling(unsigned bin, Spill&& spill) const {
+    const unsigned word = bin / 2, shift = (bin & 1u) * 16u;
+    std::uint32_t* owner = cluster_.map_shared_rank(words_ + word / Blocks, word % Blocks);
+    const std::uint32_t old = be::atomic_add(owner, std::uint32_t(1) << shift);
+    if (((old >> shift) & 0xFFFFu) == spill_at - 1) {
+      be::atomic_add(owner, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
+      spill(bin, spill_at);
+    }
+  }
+  /// Waits for the cluster's samples (cluster.sync(): no block adds to this block's words
+  /// after it), then adds this block's non-zero counters to global[0 .. bins), from its word
+  /// `first` (< words_per_block(bins)) on, wrapping. @pre every thread of the cluster calls.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class GlobalCounter>
+  TILEKIT_HD void merge(GlobalCounter* global, unsigned first = 0) const {
+    cluster_.sync();
+    const unsigned stride = Cluster::static_size ? Cluster::static_size : cluster_.block().num_threads();
+    const unsigned count = words_per_block(bins_), rank = cluster_.block_rank();
+    for (unsigned i = be::block_thread_rank(); i < count; i += stride) {
+      const unsigned local = detail::wrapped_index(i, count, first), bin = 2 * (local * Blocks + rank);
+      const std::uint32_t x = words_[local];
+      if ((x & 0xFFFFu) != 0 && bin < bins_) be::atomic_add(global + bin, static_cast<GlobalCounter>(x & 0xFFFFu));
+      if ((x >> 16) != 0 && bin + 1 < bins_) be::atomic_add(global + bin + 1, static_cast<GlobalCounter>(x >> 16));
+    }
+  }
+
+ private:
+  Cluster cluster_;
+  std::uint32_t* words_;
+  unsigned bins_;
+};
 
 namespace detail {
 // Adds the sum of one counter word over the cluster (bins 2w and 2w + 1) to the global

@@ -158,6 +158,11 @@ struct half_histogram_tuning {
 #else
   static constexpr unsigned cluster_blocks = 2;  // blocks whose counters add up before the global atomics (1: none)
 #endif
+#if defined(TILEKIT_SPREAD_HISTOGRAM_CLUSTER)  // for measuring
+  static constexpr unsigned spread_blocks = TILEKIT_SPREAD_HISTOGRAM_CLUSTER;
+#else
+  static constexpr unsigned spread_blocks = 2;  // bins past one block's 16-bit counters: counters spread over this many blocks (1: none)
+#endif
 #if defined(TILEKIT_HALF_HISTOGRAM_MERGE_VECTOR)  // for measuring
   static constexpr unsigned merge_vector = TILEKIT_HALF_HISTOGRAM_MERGE_VECTOR, merge_batch = TILEKIT_HALF_HISTOGRAM_MERGE_BATCH;
 #else
