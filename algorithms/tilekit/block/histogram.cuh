@@ -27,11 +27,12 @@
 //
 // half_counters<Block>: twice the bins a block's shared memory holds as 32-bit
 // counters (65536 bins in 128 KB): two 16-bit counters to a word, a sample one shared
-// atomic add of 1 or 1 << 16 on its word. The thread whose add takes a counter to
-// spill_at (2^14) takes spill_at off it and adds spill_at to the bin's global counter, so
-// no counter passes 2^16 - 1 unless 2^15 more samples of one bin land between that
-// thread's two atomics (its next instructions; one SM's shared atomics on one address
-// take a cycle or more each). merge adds what is left; merge_pairs adds two bins per 64-bit
+// atomic add of 1 or 1 << 16 on its word. The thread whose add takes a counter to a
+// multiple of spill_at (2^14) takes spill_at off it and adds spill_at to the bin's global
+// counter. With p such subtractions pending the counter stays in [p, p + 1) x spill_at, so
+// it passes 2^16 - 1 only if four threads are each between their two atomics on it at
+// once (taking spill_at off only at spill_at itself, one thread stalled there, as under
+// compute-sanitizer racecheck, let other threads carry a counter into the next bin). merge adds what is left; merge_pairs adds two bins per 64-bit
 // atomic (4-byte integer counters, 8-byte aligned, none reaching 2^32). Measured on the H200 (int32, 65536
 // bins, 1024 threads, a block per SM): 3.5 TB/s at 2^28, uniform or 90% in 64 bins,
 // 35x / 14x the faster of CUB 3.0.1 and 3.5; counters spread over a cluster's blocks
@@ -158,7 +159,7 @@ class half_counters {
   using be = typename Block::backend;
 
  public:
-  /// A counter that reaches spill_at hands spill_at to its bin's global counter.
+  /// A counter that reaches a multiple of spill_at hands spill_at to its bin's global counter.
   static constexpr unsigned spill_at = 1u << 14;
   /// Zeroes the counters in `shared` (4-byte aligned, half_counters_bytes(bins) long); ends with block.sync().
   TILEKIT_EXEC_CHECK_DISABLE
@@ -180,14 +181,14 @@ class half_counters {
   TILEKIT_HD void add(unsigned bin, GlobalCounter* global) const {
     add_spilling(bin, [global](unsigned b, unsigned count) { be::atomic_add(global + b, static_cast<GlobalCounter>(count)); });
   }
-  /// As add, calling spill(bin, spill_at) where the counter reaches spill_at (rarely:
+  /// As add, calling spill(bin, spill_at) where the counter reaches a multiple of spill_at (rarely:
   /// the caller may wait there for the global counters to be ready).
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Spill>
   TILEKIT_HD void add_spilling(unsigned bin, Spill&& spill) const {
     const unsigned shift = shift_of(bin);
     const std::uint32_t old = be::atomic_add(words_ + bin / 2, std::uint32_t(1) << shift);
-    if (((old >> shift) & 0xFFFFu) == spill_at - 1) {
+    if (((old >> shift) & (spill_at - 1)) == spill_at - 1) {  // a multiple of spill_at reached (see the top of the file)
       be::atomic_add(words_ + bin / 2, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
       spill(bin, spill_at);
     }

@@ -125,7 +125,7 @@ class cluster_half_counters {
   using be = typename Cluster::backend;
 
  public:
-  /// A counter that reaches spill_at hands spill_at to spill (see add_spilling).
+  /// A counter that reaches a multiple of spill_at hands spill_at to spill (see add_spilling).
   static constexpr unsigned spill_at = 1u << 14;
   /// Words each block holds for `bins` bins.
   TILEKIT_HD static constexpr unsigned words_per_block(unsigned bins) { return ((bins + 1) / 2 + Blocks - 1) / Blocks; }
@@ -140,17 +140,17 @@ class cluster_half_counters {
     for (unsigned i = be::block_thread_rank(); i < words_per_block(bins); i += stride) words_[i] = 0;
     cluster.sync();
   }
-  /// Counts one sample of bin `bin` (< bins) on its owner's word; where the count reaches
-  /// spill_at, takes it off and calls spill(bin, spill_at) (the caller adds it to the bin's
-  /// global counter). As half_counters: no counter passes 2^16 - 1 unless 2^15 more samples
-  /// of one bin land between one thread's two atomics.
+  /// Counts one sample of bin `bin` (< bins) on its owner's word; where the count reaches a
+  /// multiple of spill_at, takes spill_at off and calls spill(bin, spill_at) (the caller adds it to the bin's
+  /// global counter). As half_counters: each multiple of spill_at reached takes spill_at off,
+  /// so no counter passes 2^16 - 1 unless four threads are between their two atomics on it at once.
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Spill>
   TILEKIT_HD void add_spilling(unsigned bin, Spill&& spill) const {
     const unsigned word = bin / 2, shift = (bin & 1u) * 16u;
     std::uint32_t* owner = cluster_.map_shared_rank(words_ + word / Blocks, word % Blocks);
     const std::uint32_t old = be::atomic_add(owner, std::uint32_t(1) << shift);
-    if (((old >> shift) & 0xFFFFu) == spill_at - 1) {
+    if (((old >> shift) & (spill_at - 1)) == spill_at - 1) {  // a multiple of spill_at reached (see block/histogram.cuh)
       be::atomic_add(owner, std::uint32_t(0u - (spill_at << shift)));  // the counter is >= spill_at: no borrow
       spill(bin, spill_at);
     }
