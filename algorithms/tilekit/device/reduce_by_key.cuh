@@ -169,10 +169,24 @@ struct by_key_kernel {
       K previous = keys[0];
       if (lane > 0) previous = key_slots[transpose::padded(lane * Items - 1)];
       else if (first > 0 && first <= n) previous = K(keys_in[first - 1]);
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < Items; ++k) {
-        head[k] = first + k >= n || first + k == 0 || !bool(eq(previous, keys[k]));
-        previous = keys[k];
+      // Two ways to write it, each the faster for its mode (H200, int32 at 2^24 / 2^28, speed
+      // against the heads not set past n, which overflow: ReduceByKey 0.98 / 0.98 this way and
+      // 0.88 / 0.87 the other; the scans 0.99 / 0.99 the other way and 0.89 / 0.85 this way).
+      if constexpr (Mode == by_key::reduce) {
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < Items; ++k) {
+          head[k] = first + k >= n || first + k == 0 || !bool(eq(previous, keys[k]));
+          previous = keys[k];
+        }
+      } else {
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < Items; ++k) {
+          head[k] = first + k < n && (first + k == 0 || !bool(eq(previous, keys[k])));
+          previous = keys[k];
+        }
+        if (first + Items > n)  // items past n in this thread's (the last chunk only)
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Items; ++k) head[k] = head[k] || first + k >= n;
       }
       warp.sync();  // every lane has read its keys before the values take the slots
     }
