@@ -116,7 +116,7 @@ TILEKIT_HD constexpr std::size_t cluster_half_counters_bytes(unsigned bins) {
 /// a cluster's blocks: twice the bins that 32-bit counters spread over the same cluster hold.
 /// Word w (bins 2w and 2w + 1) lives in block w % Blocks, at index w / Blocks. A sample is one
 /// 32-bit atomic add on its owner's word (the one width that is atomic on another block's
-/// shared memory); a counter reaching spill_at hands it to the caller's spill. Every thread
+/// shared memory); a counter reaching a multiple of spill_at hands spill_at to the caller's spill. Every thread
 /// of the cluster calls the constructor and merge; add_spilling is per thread.
 template <class Cluster>
 class cluster_half_counters {

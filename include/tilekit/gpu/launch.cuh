@@ -88,8 +88,8 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
   return cudaFuncSetAttribute(body_kernel<Body, Launch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(shared_bytes));
 }
-// An ordinary launch of body with one launch attribute (cudaLaunchKernelEx): the cluster
-// shape of launch_cluster, the dependent launch of gpu_launcher::zero_then_run.
+// An ordinary launch of body with launch attributes (cudaLaunchKernelEx): the cluster shape
+// of launch_cluster, the dependent launch of gpu_launcher::zero_then_run, or both.
 template <class Body, std::size_t Count>
 cudaError_t launch_with(const cudaLaunchAttribute (&attributes)[Count], dim3 grid, dim3 block, cudaStream_t stream,
                         const Body& body, std::size_t shared_bytes) {
@@ -111,7 +111,7 @@ cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 bl
   const cudaLaunchAttribute attributes[1] = {attribute};
   return launch_with(attributes, grid, block, stream, body, shared_bytes);
 }
-// The cluster-shape attribute of a launch in clusters of `blocks` blocks along x.
+// The attribute of a launch in clusters of shape `cluster`.
 inline cudaLaunchAttribute cluster_attribute(dim3 cluster) {
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeClusterDimension;
