@@ -111,6 +111,13 @@ cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 bl
   const cudaLaunchAttribute attributes[1] = {attribute};
   return launch_with(attributes, grid, block, stream, body, shared_bytes);
 }
+// The attribute of a programmatic dependent launch (gpu_launcher::zero_then_run's overlap).
+inline cudaLaunchAttribute dependent_launch_attribute() {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  return attribute;
+}
 // The attribute of a launch in clusters of shape `cluster`.
 inline cudaLaunchAttribute cluster_attribute(dim3 cluster) {
   cudaLaunchAttribute attribute{};
@@ -288,9 +295,7 @@ struct gpu_launcher {
       return run_cluster(grid, cluster, block, body, shared_bytes);
     }
     if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
-    cudaLaunchAttribute attributes[2] = {detail::cluster_attribute(dim3(cluster)), {}};
-    attributes[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[1].val.programmaticStreamSerializationAllowed = 1;
+    const cudaLaunchAttribute attributes[2] = {detail::cluster_attribute(dim3(cluster)), detail::dependent_launch_attribute()};
     return detail::launch_with(attributes, dim3(grid), dim3(block), stream, body, shared_bytes);
   }
   /// Zeroes bytes bytes at p in stream (`cudaMemsetAsync`); returns its error.
@@ -312,10 +317,7 @@ struct gpu_launcher {
       return run(grid, block, body, shared_bytes);
     }
     if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute.val.programmaticStreamSerializationAllowed = 1;
-    return detail::launch_with(attribute, dim3(grid), dim3(block), stream, body, shared_bytes);
+    return detail::launch_with(detail::dependent_launch_attribute(), dim3(grid), dim3(block), stream, body, shared_bytes);
   }
   /// The zeroing kernel of zero_then_run (detail::zero_words; nothing for 0 bytes). @pre p 4-byte aligned.
   cudaError_t zero_kernel(void* p, std::size_t bytes) const {
