@@ -53,7 +53,7 @@ def cub_names(context, latest_context):
 def limit_of(med, algo, log_n):
     copy = med[f"limit/copy/{log_n}"]["GBps"]
     read = med[f"limit/read/{log_n}"]["GBps"]
-    reads = algo in ("reduce", "argmin", "distinct") or algo.startswith("histogram")
+    reads = algo in ("reduce", "argmin") or algo.startswith(("histogram", "distinct"))
     return max(copy, read) if reads else copy
 
 

@@ -6,15 +6,15 @@
 //   ArgMin of int32 and float; select_if keeping 0% and 100% of int32, select_flagged
 //   (about half); histograms of 65536 and 200000 even bins of int32 (past shared memory) and of
 //   256 bins of uint8 on skewed (75% in one bin) and all-equal samples, uint8 up to
-//   2^30 samples; distinct of int32 keys (1% distinct; CUB and Thrust have none);
+//   2^30 samples; distinct of int32 keys (1%, 50% and 100% of them distinct) against
+//   CUB's sort pipeline (SortPairs of (key, index), UniqueByKey, SortPairs back by index);
 //   ReduceByKey, UniqueByKey and InclusiveSumByKey of int32 keys in runs of 8,
 //   DeviceSegmentedReduce::Sum over segments of 1024 and of 64 int32, and the three-way
 //   DevicePartition::If (about a quarter, a quarter and half of the items).
 // Inputs are generated on the device from a hash of the index (floats and doubles:
 // multiples of 0.5 in [-0.5, 0.5], so every sum is exact and the implementations'
 // results compare bitwise). Before timing, each case runs every implementation once
-// and compares its output with CUB's (with the CPU's count for distinct) on the
-// device (distinct: none to compare with); a difference stops the program. Each timed launch follows an L2 flush;
+// and compares its output with CUB's on the device; a difference stops the program. Each timed launch follows an L2 flush;
 // CUDA-event timing, medians of repetitions; "GBps" is the bytes the algorithm must
 // move per second. TILEKIT_BENCH_LOGS="16 24" picks sizes (default 16 20 24 28; 30 for uint8).
 #include "bench_common.cuh"
@@ -24,6 +24,7 @@
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -73,9 +74,31 @@ __host__ __device__ unsigned hash(std::uint64_t i) {
   return unsigned(x >> 32);
 }
 
-enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys_1pct, wide_ints, skewed_wide_ints, huge_ints, skewed_huge_ints, runs_of_8 };
+enum class data { small_ints, halves, bytes, skewed_bytes, equal_bytes, keys, wide_ints, skewed_wide_ints, huge_ints, skewed_huge_ints, runs_of_8 };
 
-// in[i] for each kind of data; flags[i] = about half set.
+// A bijection of 32-bit words (murmur3's finaliser).
+__host__ __device__ unsigned mix32(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x85EBCA6Bu;
+  x ^= x >> 13;
+  x *= 0xC2B2AE35u;
+  return x ^ (x >> 16);
+}
+
+// A permutation of [0, n) for n a power of two (odd multiplies and xor-shifts within log2 n bits).
+__host__ __device__ std::uint64_t permute(std::uint64_t i, std::uint64_t n) {
+  const std::uint64_t mask = n - 1;
+  int bits = 0;
+  while ((std::uint64_t(1) << bits) < n) ++bits;
+  const int shift = bits / 2 > 0 ? bits / 2 : 1;
+  std::uint64_t x = (i * 0x9E3779B97F4A7C15ull) & mask;
+  x ^= x >> shift;
+  x = (x * 0xBF58476D1CE4E5B9ull) & mask;
+  return x ^ (x >> shift);
+}
+
+// in[i] for each kind of data; flags[i] = about half set. keys: exactly `distinct`
+// different keys (over the whole int range), each n / distinct times at random places.
 template <class T>
 __global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std::size_t distinct) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
@@ -86,7 +109,7 @@ __global__ void fill(T* in, unsigned char* flags, std::size_t n, data kind, std:
       case data::bytes: in[i] = T(h & 255); break;
       case data::skewed_bytes: in[i] = T(h % 4 ? 7 : h >> 24); break;
       case data::equal_bytes: in[i] = T(42); break;
-      case data::keys_1pct: in[i] = T(hash(h % distinct) | 1); break;
+      case data::keys: in[i] = T(mix32(unsigned(permute(i, n) % distinct))); break;
       case data::wide_ints: in[i] = T(int(h % 65536) - 32768); break;
       case data::skewed_wide_ints: in[i] = T(h % 10 < 9 ? int((h >> 8) % 64) * 97 - 3000 : int((h >> 8) % 65536) - 32768); break;  // 90% in 64 values
       case data::huge_ints: in[i] = T(int(h % 200000) - 100000); break;
@@ -130,11 +153,12 @@ struct variant {
   std::function<void(impl, std::size_t n, unsigned char* out)> run;
   std::function<std::size_t(std::size_t n)> out_bytes;
   std::vector<impl> impls;
+  std::size_t distinct_percent = 1;  // data::keys: this % of the items are distinct
 };
 
 void fill_input(const variant& v, std::size_t n) {
   const unsigned grid = unsigned(bench::sm_count()) * 8;
-  const std::size_t distinct = n / 100 + 1;
+  const std::size_t distinct = std::max<std::size_t>(1, n * v.distinct_percent / 100);
   switch (v.item_bytes) {
     case 1: fill<<<grid, 256>>>(reinterpret_cast<std::uint8_t*>(ws().in), ws().flags, n, v.kind, distinct); break;
     case 4:
@@ -378,13 +402,49 @@ variant partition3_variant() {
           [](std::size_t n) { return 4 * (2 * n + 2); }, {impl::tilekit, impl::cub}};
 }
 
-variant distinct_variant() {
-  return {"distinct", "int32", data::keys_1pct, 4, [](std::size_t n) { return 4.0 * double(n) + 4.0 * double(n / 100 + 1); },
-          [](impl, std::size_t n, unsigned char* out) {
-            std::size_t b = ws().temp_bytes;
-            CHECK(tilekit::device::distinct(ws().temp, b, in_as<int>(), std::int64_t(n), as<int>(out), as<std::int64_t>(out + 4 * n + 8)));
-          },
-          [](std::size_t) { return std::size_t(0); }, {impl::tilekit}};
+__global__ void iota(unsigned* p, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = unsigned(i);
+}
+
+// The distinct keys in order of first occurrence, and their count (int64 at out + 4 n + 8).
+// CUB has no such call; its users sort (key, index) pairs, keep each key's first pair
+// (the sort is stable: the lowest index), and sort those back by index. All of it is
+// timed, the host's read of the count included (the second sort needs it).
+template <std::size_t Percent>
+variant distinct_variant(const char* algo) {
+  variant v{algo, "int32", data::keys, 4,
+            [](std::size_t n) { return 4.0 * double(n) + 4.0 * double(std::max<std::size_t>(1, n * Percent / 100)); },
+            [](impl i, std::size_t n, unsigned char* out) {
+              auto* num = as<std::int64_t>(out + 4 * n + 8);
+              if (i == impl::tilekit) {
+                std::size_t b = ws().temp_bytes;
+                CHECK(tilekit::device::distinct(ws().temp, b, in_as<int>(), std::int64_t(n), as<int>(out), num));
+                return;
+              }
+              unsigned char* t = static_cast<unsigned char*>(ws().temp);
+              auto* index = reinterpret_cast<unsigned*>(t);
+              auto* sorted_keys = reinterpret_cast<int*>(t + 4 * n);
+              auto* sorted_index = reinterpret_cast<unsigned*>(t + 8 * n);
+              auto* first_keys = reinterpret_cast<int*>(t + 12 * n);
+              auto* first_index = reinterpret_cast<unsigned*>(t + 16 * n);
+              void* cub_temp = t + 20 * n;
+              const std::size_t cub_bytes = ws().temp_bytes - 20 * n;
+              iota<<<unsigned(bench::sm_count()) * 8, 256>>>(index, n);
+              std::size_t b = cub_bytes;
+              CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, b, in_as<int>(), sorted_keys, index, sorted_index, std::int64_t(n)));
+              b = cub_bytes;
+              CHECK(cub::DeviceSelect::UniqueByKey(cub_temp, b, sorted_keys, sorted_index, first_keys, first_index, num, std::int64_t(n)));
+              std::int64_t kept = 0;
+              CHECK(cudaMemcpy(&kept, num, sizeof(kept), cudaMemcpyDeviceToHost));
+              int index_bits = 1;
+              while ((std::size_t(1) << index_bits) < n) ++index_bits;
+              b = cub_bytes;
+              CHECK(cub::DeviceRadixSort::SortPairs(cub_temp, b, first_index, index, first_keys, as<int>(out), kept, 0, index_bits));
+            },
+            [](std::size_t n) { return 4 * n + 16; }, {impl::tilekit, impl::cub}};
+  v.distinct_percent = Percent;
+  return v;
 }
 
 }  // namespace
@@ -409,7 +469,8 @@ int main(int argc, char** argv) {
         histogram_variant<int>("histogram4096_skewed", "int32", data::skewed_wide_ints, 4096, -32768, 32768),
         histogram_variant<std::uint8_t>("histogram256_u8_skewed", "uint8", data::skewed_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
-        histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant(),
+        histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant<1>("distinct"),
+        distinct_variant<50>("distinct50"), distinct_variant<100>("distinct100"),
         reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
         segmented_sum_variant<64>("segmented_sum64"), partition3_variant()};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {

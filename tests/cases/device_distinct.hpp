@@ -40,8 +40,9 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
 }
 
 // Wide: 4-byte keys in the 16-byte slots that counts of 2^32 and more take (too big to test there).
+// small_slots (not 0): the first hash set's most slots, so that sets which fill it take the second.
 template <class T, bool Wide = false>
-void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g) {
+void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long long small_slots = 0) {
   const std::vector<T> data = distinct_keys<T>(n, m, g);
   std::vector<T> want;
   std::unordered_set<T> seen;
@@ -51,8 +52,11 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g) {
   dbuf<std::int64_t> num(1, poison<std::int64_t>());
   const auto launcher = ::backend::launcher();
   auto distinct = [&](void* temp, std::size_t& bytes) {
-    if constexpr (Wide) return tilekit::detail::distinct_with<false>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
-    else return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
+    constexpr bool packed = !Wide && sizeof(T) == 4;
+    if (Wide || small_slots != 0)
+      return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
+                                                    small_slots != 0 ? small_slots : 1ull << 22);
+    return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
   };
   std::size_t bytes = 0;
   BOOST_REQUIRE(distinct(nullptr, bytes) == launcher.success);
@@ -61,6 +65,7 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g) {
   ::backend::sync();
   const auto got = out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " distinct of " << sizeof(T) << "-byte keys" << (Wide ? " in 16-byte slots, " : ", ") << name(m) << ", n=" << n
+                                     << ", first set of at most " << small_slots << " slots (0: the default)"
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
@@ -125,6 +130,23 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
       check_distinct<long long>(n, m, g);
       if (n == 3073 || n == 40000) check_distinct<int, true>(n, m, g);
     }
+  }
+}
+
+// A first set smaller than the distinct keys fills: the call redoes the set at full size. Few keys stay in it.
+BOOST_AUTO_TEST_CASE(distinct_keys_past_the_first_set) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  for (std::size_t n : {std::size_t(100), std::size_t(3073), std::size_t(40000)}) {
+    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct}) {
+      check_distinct<int>(n, m, g, 64);
+      check_distinct<long long>(n, m, g, 64);
+      check_distinct<int, true>(n, m, g, 64);
+    }
+  }
+  for (unsigned long long slots : {128ull, 1024ull}) {  // about as many slots as keys: full or not, both right
+    check_distinct<int>(1500, key_mix::all_distinct, g, slots);
+    check_distinct<long long>(1500, key_mix::many, g, slots);
   }
 }
 

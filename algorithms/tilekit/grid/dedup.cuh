@@ -32,12 +32,6 @@ namespace detail {
 template <class T>
 using key_bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
 
-// A backend stand-in for find whose precondition is not checked (the device distinct's
-// predicate, which has no backend at hand).
-struct unchecked {
-  TILEKIT_HD static void require(bool, const char*) {}
-};
-
 // The set, in slots that start zeroed (an empty set). A slot holds ~key (0: free;
 // the key whose complement is 0 has the extra slot at `capacity`) and ~(the lowest
 // index seen), so that the lowest index wins by atomic max.
@@ -49,7 +43,7 @@ template <class T, bool Packed>
 struct key_set {
   using bits_t = key_bits_t<T>;
   static constexpr unsigned words = Packed ? 1 : 2;  // 64-bit words per slot
-  unsigned long long* slots;                         // capacity + 1 slots
+  unsigned long long* slots;                         // allocated(capacity) slots, 16-byte aligned
   unsigned long long mask;                           // capacity - 1
 
   TILEKIT_HD static bits_t stored(const T& key) {
@@ -65,31 +59,89 @@ struct key_set {
   static constexpr const char* missing =
       "tilekit: a key is missing from its hash set: its slot was emptied before every thread had read it";
 
+  /// Slots of 32 bytes (a sector) that a probe reads at once: insert probes linearly from
+  /// a key's home, a group at a time.
+  static constexpr unsigned group = 4 / words;
+  /// The slots to allocate for a capacity: the capacity, the extra slot and the rest of
+  /// its group (read with it).
+  TILEKIT_HD static constexpr unsigned long long allocated(unsigned long long capacity) { return capacity + 4; }
+
+  /// Puts key with index i in the set (its slot keeps the lowest index). @pre the set
+  /// cannot fill (else the kernel stops: Backend::require).
   template <class Backend>
   TILEKIT_HD void insert(const T& key, count_t i) const {
-    const bits_t s = stored(key);
-    unsigned long long at = home(s);
+    unsigned long long at = start(key), w[4];
+    for (unsigned long long probes = 1;; ++probes) {
+      read_group(at, w);
+      if (insert_step<Backend>(key, i, at, w) != step::next) return;
+      Backend::require(probes * group <= mask, full);
+    }
+  }
+  /// The slot where key's probe starts.
+  TILEKIT_HD unsigned long long start(const T& key) const { return home(stored(key)); }
+  /// The 32 bytes of the group of slot `at` (in two 16-byte loads).
+  TILEKIT_HD void read_group(unsigned long long at, unsigned long long (&w)[4]) const {
+    const unsigned long long* p = slots + words * (at & ~static_cast<unsigned long long>(group - 1));
+    const vector_of<unsigned long long, 2> lo = load_vector<unsigned long long, 2>(p), hi = load_vector<unsigned long long, 2>(p + 2);
+    w[0] = lo.item[0];
+    w[1] = lo.item[1];
+    w[2] = hi.item[0];
+    w[3] = hi.item[1];
+  }
+  /// What insert_step did: took a free slot for the key, found the key's slot, or moved on.
+  enum class step { claimed, found, next };
+  /// One probe of inserting key with index i: the slots from `at` (start(key) first) to
+  /// the end of its group, whose 32 bytes the caller has read as w (read_group; stale
+  /// values cost an atomic at most). next: `at` has moved to the next group; read it and
+  /// step again. So a thread can have the probes of several keys in flight at once.
+  template <class Backend>
+  TILEKIT_HD step insert_step(const T& key, count_t i, unsigned long long& at, const unsigned long long (&w)[4]) const {
+    const bits_t s = stored(key);  // 0: the extra slot (at == capacity, first of its group), the key's alone
+    const unsigned long long g = at & ~static_cast<unsigned long long>(group - 1);
+    const unsigned from = unsigned(at - g);
     if constexpr (Packed) {
       const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~static_cast<unsigned long long>(i));
-      for (unsigned long long probes = 0; s != 0; at = (at + 1) & mask) {
-        Backend::require(++probes <= mask + 1, full);
-        unsigned long long seen = slots[at];  // a stale read only costs a CAS
-        if (seen == 0 && (seen = Backend::atomic_cas(slots + at, 0ull, mine)) == 0) return;
-        if ((seen >> 32) == s) break;
+      if (s == 0) {
+        if (w[0] < mine) Backend::atomic_max(slots + at, mine);
+        return step::found;
       }
-      if (slots[at] < mine) Backend::atomic_max(slots + at, mine);  // a stale read only costs the atomic
+      // The group's slots from `from` on that hold the key, or are free. Without deletions the
+      // key's slot comes before every free one in probe order, so the first of either decides
+      // (a stale free one is found out by its CAS).
+      unsigned hit = 0, free = 0;
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < group; ++j) {
+        hit |= unsigned(j >= from && (w[j] >> 32) == s) << j;
+        free |= unsigned(j >= from && w[j] == 0) << j;
+      }
+      if ((hit | free) != 0) {
+        const unsigned j = lowest_bit(hit | free);
+        unsigned long long seen = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
+        if (seen == 0 && (seen = Backend::atomic_cas(slots + g + j, 0ull, mine)) == 0) return step::claimed;
+        if ((seen >> 32) == s) {
+          if (seen < mine) Backend::atomic_max(slots + g + j, mine);  // the key halves are equal: the lower index is larger
+          return step::found;
+        }
+        at = g + j + 1;  // another key took the free slot: go on after it (rereading the rest of the group)
+        if (at < g + group) return step::next;
+      }
     } else {
-      for (unsigned long long probes = 0; s != 0; at = (at + 1) & mask) {
-        Backend::require(++probes <= mask + 1, full);
-        bits_t* k = reinterpret_cast<bits_t*>(slots + 2 * at);
-        bits_t seen = *k;
-        if (seen == 0) seen = Backend::atomic_cas(k, bits_t(0), s);
-        if (seen == 0 || seen == s) break;
-      }
       const unsigned long long mine = ~static_cast<unsigned long long>(i);
-      unsigned long long* first = slots + 2 * at + 1;
-      if (*first < mine) Backend::atomic_max(first, mine);
+      // group == 2: slot g is w[0] (key word: its low bytes, the rest stay 0) and w[1] (index word), slot g + 1 is w[2], w[3]
+      for (unsigned j = from; j < 2; ++j) {
+        bits_t held = bits_t(j == 0 ? w[0] : w[2]);
+        const unsigned long long index_word = j == 0 ? w[1] : w[3];
+        const bool free = s != 0 && held == 0;
+        if (free) held = Backend::atomic_cas(reinterpret_cast<bits_t*>(slots + 2 * (g + j)), bits_t(0), s);
+        if (s == 0 || held == 0 || held == s) {
+          const bool claimed = free && held == 0;
+          if ((claimed ? 0ull : index_word) < mine) Backend::atomic_max(slots + 2 * (g + j) + 1, mine);  // a stale read costs an atomic
+          return claimed ? step::claimed : step::found;
+        }
+      }
     }
+    at = (g + group) & mask;
+    return step::next;
   }
   /// The slot that holds key. @pre key was inserted (else the kernel stops: Backend::require).
   template <class Backend>
@@ -111,13 +163,12 @@ struct key_set {
     if constexpr (Packed) return static_cast<count_t>(unsigned(~slots[at]));
     else return static_cast<count_t>(~slots[2 * at + 1]);
   }
+  /// Whether slot `at` (0 .. capacity) holds a key (its index word is never 0 then).
+  TILEKIT_HD bool occupied(unsigned long long at) const { return slots[words * at + words - 1] != 0; }
   /// Empties slot `at` (from find).
   TILEKIT_HD void clear_at(unsigned long long at) const {
     for (unsigned w = 0; w < words; ++w) slots[words * at + w] = 0;
   }
-  /// The lowest index of key. @pre key was inserted (not checked: find's probe, unbounded).
-  TILEKIT_HD count_t first_index(const T& key) const { return index_at(find<unchecked>(key)); }
-
 };
 
 }  // namespace detail
@@ -142,10 +193,10 @@ class grid_dedup_storage {
   }
   /// Bytes of global memory for calls of up to max_keys keys in all (grid threads x K).
   TILEKIT_HD static constexpr std::size_t bytes(unsigned long long max_keys) {
-    return 2 * (capacity(max_keys) + 1) * set_t::words * sizeof(unsigned long long);
+    return 2 * set_t::allocated(capacity(max_keys)) * set_t::words * sizeof(unsigned long long);
   }
 
-  /// Over `memory`: bytes(max_keys) bytes of global memory, 8-byte aligned, zeroed once before
+  /// Over `memory`: bytes(max_keys) bytes of global memory, 16-byte aligned, zeroed once before
   /// its first use (then every call leaves it zeroed). @pre grid threads x K <= max_keys in every call.
   TILEKIT_HD grid_dedup_storage(void* memory, unsigned long long max_keys)
       : slots_(static_cast<unsigned long long*>(memory)), max_keys_(max_keys) {}
@@ -156,7 +207,7 @@ class grid_dedup_storage {
   /// The set the next call uses; advances to the other set.
   TILEKIT_HD set_t next_set() {
     const unsigned long long c = capacity(max_keys_);
-    set_t set{slots_ + (calls_ % 2) * (c + 1) * set_t::words, c - 1};
+    set_t set{slots_ + (calls_ % 2) * set_t::allocated(c) * set_t::words, c - 1};
     ++calls_;
     return set;
   }

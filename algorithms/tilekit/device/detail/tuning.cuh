@@ -211,4 +211,20 @@ struct byte_histogram_tuning {
 #endif
 };
 
+/// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
+struct distinct_tuning {
+  // The first hash set: at most this many bytes, so that it stays in L2 (the H200 has
+  // 60 MB) however many items there are; a set that fills past it is redone in one
+  // sized for every item.
+#if defined(TILEKIT_DISTINCT_SMALL_SET_BYTES)
+  static constexpr unsigned long long small_set_bytes = TILEKIT_DISTINCT_SMALL_SET_BYTES;
+#else
+  static constexpr unsigned long long small_set_bytes = 32ull << 20;
+#endif
+  // The small set is full once it holds 3/4 of its slots in keys, or a key finds neither
+  // itself nor a free slot within this many slots of its home (linear probing at load 0.75
+  // in 2^22 slots probes at most ~175 slots, CPU model).
+  static constexpr unsigned long long max_probes = 512;
+};
+
 }  // namespace tilekit
