@@ -54,6 +54,15 @@ namespace detail {
 // flags[0] is set, into a set that cannot fill; so does the only set of a call that has one.
 enum class insert_pass { only_set, first_of_two, second_of_two };
 
+// in[i], read evict-first where in is a pointer (the keys stream past once: the set keeps L2).
+template <class In>
+TILEKIT_HD value_of<In> streamed(const In& in, count_t i) {
+#if TILEKIT_DEVICE_PASS
+  if constexpr (stdx::is_pointer<In>::value) return __ldcs(in + i);
+#endif
+  return in[i];
+}
+
 template <class In, bool Packed>
 struct distinct_insert_body {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3;
@@ -92,7 +101,7 @@ struct distinct_insert_body {
       for (unsigned k = 0; k < Items; ++k) {
         const count_t i = base + 32 * count_t(k) + warp.thread_rank();
         live[k] = i < n;
-        key[k] = in[live[k] ? i : base];  // past n: a key of the trip's, read but not inserted
+        key[k] = streamed(in, live[k] ? i : base);  // past n: a key of the trip's, read but not inserted
       }
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) at[k] = set.start(key[k]);
@@ -174,20 +183,30 @@ struct mark_first_occurrences {
   }
 };
 
-// Pass 3: the marked items in order, 1024 items (32 bitmap words) a group: marked_counts[g]
-// is the number of marked items of group g (scanned inclusively: the marked items up to its
-// end), and gather_marked gives each group to a warp. Lane l takes word l of the group, and
+// Pass 3: the marked items in order, 1024 items (32 bitmap words) a group: count_marked
+// writes the marked items of each group (a warp per group), an inclusive scan in place makes
+// them the marked items up to each group's end, and gather_marked gives each group to a warp. Lane l takes word l of the group, and
 // for each row (word) r the lanes whose bit is set load item 1024 g + 32 r + lane, the
 // loads of all 32 rows (16 for items of 8 bytes) in flight before any store; each goes to
 // its row's place plus the set bits below it.
-struct marked_counts {
-  using value_type = count_t;
+struct count_marked {
+  static constexpr unsigned Threads = 256;
   const unsigned* bits;
   count_t words;
-  TILEKIT_HD count_t operator[](count_t g) const {
-    unsigned c = 0;
-    for (count_t w = 32 * g; w < 32 * g + 32 && w < words; ++w) c += popc(bits[w]);
-    return count_t(c);
+  count_t* counts;  // per group of 32 words
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    auto warp = tilekit::tiled_partition<32>(block);
+    const count_t groups = (words + 31) / 32;
+    const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
+    for (count_t g = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32; g < groups; g += warps) {
+      const count_t w = 32 * g + warp.thread_rank();
+      const unsigned total = tilekit::reduce(warp, w < words ? popc(bits[w]) : 0u, plus{});
+      if (warp.thread_rank() == 0) counts[g] = count_t(total);
+    }
   }
 };
 
@@ -199,7 +218,7 @@ struct gather_marked {
   In in;
   count_t words;
   const unsigned* bits;
-  const count_t* ends;  // inclusive sums of marked_counts
+  const count_t* ends;  // the inclusively scanned counts of count_marked
   Out out;
   NumOut num_out;
 
@@ -268,7 +287,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const count_t words = (items + 31) / 32, groups = (words + 31) / 32;
   count_t* ends = carve.take<count_t>(std::size_t(groups));
   std::size_t scan_bytes = 0;
-  device_scan<true>(launcher, nullptr, scan_bytes, marked_counts{bits, words}, groups, ends, plus{}, count_t(0), false);
+  device_scan<true>(launcher, nullptr, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
   void* scan_temp = carve.take<unsigned char>(scan_bytes);
   if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
@@ -307,8 +326,10 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     if (auto e = launcher.run(grid_for(count_t(capacity + 1), 8), mark_t::Threads, mark_t{flags, first, second, bits});
         e != launcher.success)
       return e;
-    if (auto e = device_scan<true>(launcher, scan_temp, scan_bytes, marked_counts{bits, words}, groups, ends, plus{},
-                                   count_t(0), false);
+    if (auto e = launcher.run(grid_for(groups * 32, 8), count_marked::Threads, count_marked{bits, words, ends});
+        e != launcher.success)
+      return e;
+    if (auto e = device_scan<true>(launcher, scan_temp, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
         e != launcher.success)
       return e;
   }
