@@ -30,15 +30,15 @@ namespace tilekit {
 // addressing with linear probing), each slot keeping the lowest index of its key (with
 // 4-byte keys and n < 2^32 key and index share one 64-bit word); a thread reads several
 // keys and their first slots before inserting any, and an index already beaten is not
-// sent. The set is first a small one (distinct_tuning::small_set_bytes, which stays in
-// L2); once the keys it took pass 3/4 of its slots it is flagged full, the pass stops, and
-// a second pass (launched always, idle unless flagged) zeroes and fills a set of 1.5-3 n slots.
+// sent. The set is first a small one (distinct_tuning::small_set_bytes, mostly in L2);
+// once the keys it took pass 3/8 of its slots it is flagged full, the pass stops, and a
+// second pass (launched always, idle unless flagged) zeroes and fills a set of 1.5-3 n slots.
 // Where 1.5 n slots fit in the small set, there is only that one. Pass 2 marks each
 // slot's lowest index in a bitmap of n bits; pass 3 scans the marked counts of groups of
 // 1024 items and copies each marked item to its place (a warp per group). So the input is
-// read once, and again only where marked; the hash set is probed once per item (a 32-byte group of
-// slots at a time); the slots a call zeroes and reads grow with the distinct keys, not
-// with n (up to the small set's size). Keys: integers of 4 or 8 bytes, compared bitwise.
+// read once, and again only where marked; the hash set is probed once per item (a 32-byte
+// group of slots at a time); past the small set's size, the slots a call zeroes and reads
+// grow with the distinct keys, not with n. Keys: integers of 4 or 8 bytes, compared bitwise.
 // Temporary storage: about 1.5 to 3 n x 8 bytes (4-byte keys, n < 2^32), 16 bytes
 // otherwise, plus n / 8 bytes (the bitmap) and the small set.
 //
@@ -309,7 +309,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     const unsigned long long first_probes =
         two_sets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
     const insert_pass kind = two_sets ? insert_pass::first_of_two : insert_pass::only_set;
-    const insert_t first_pass{in, n, first, flags, first_probes, small / 4 * 3, kind};
+    const insert_t first_pass{in, n, first, flags, first_probes, small / 8 * distinct_tuning::first_set_load_eighths, kind};
     const std::size_t zeroed = std::size_t(reinterpret_cast<unsigned char*>(first.slots + set_t::allocated(small) * set_t::words) -
                                            reinterpret_cast<unsigned char*>(flags));
     if (auto e = launcher.zero_then_run(flags, zeroed, true, insert_grid, insert_t::Threads, first_pass); e != launcher.success)
