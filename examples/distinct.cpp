@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Order-preserving dedup of an unsorted stream of keys, without sorting:
 // tilekit::device::distinct keeps the first occurrence of every key, in stream
-// order (a hash set in the temporary storage keeps each key's lowest index; warps
-// drop their own repeats first with one match_any; then a select keeps the first
-// occurrences). Also unique_count (runs of equal adjacent keys: what unique would
+// order (a hash set in the temporary storage keeps each key's lowest index; a bitmap
+// marks those indices; the marked keys are gathered in order). Also unique_count (runs of equal adjacent keys: what unique would
 // keep) and count (occurrences of one key).
 //
 // The stream: runs of about 3 equal keys, 1% of the keys distinct.
@@ -178,7 +177,7 @@ int main() {
     CHECK(cudaFree(p));
 
   std::printf("distinct (GPU): %u int keys in runs of about 3, %zu distinct (%.1f%%)\n", n, d, 100.0 * double(d) / n);
-  std::printf("  tilekit::device::distinct (hash set + select):      %8.3f ms, %lld keys%s\n", t_tilekit, (long long)num[0],
+  std::printf("  tilekit::device::distinct (hash set + gather):      %8.3f ms, %lld keys%s\n", t_tilekit, (long long)num[0],
               tk_ok ? "" : "  WRONG");
   std::printf("  CUB: sort pairs, UniqueByKey, count to host, sort back: %8.3f ms, %lld keys%s\n", t_cub, (long long)num[3],
               cub_ok ? "" : "  WRONG");
