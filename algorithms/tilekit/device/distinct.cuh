@@ -54,11 +54,18 @@ namespace detail {
 // flags[0] is set, into a set that cannot fill; so does the only set of a call that has one.
 enum class insert_pass { only_set, first_of_two, second_of_two };
 
-// in[i], read evict-first where in is a pointer (the keys stream past once: the set keeps L2).
+// in[i], read evict-first where in is a pointer (the keys stream past once: the set keeps L2);
+// as its bits, so that any 4- or 8-byte integer key has a load.
 template <class In>
 TILEKIT_HD value_of<In> streamed(const In& in, count_t i) {
 #if TILEKIT_DEVICE_PASS
-  if constexpr (stdx::is_pointer<In>::value) return __ldcs(in + i);
+  if constexpr (stdx::is_pointer<In>::value) {
+    using T = value_of<In>;
+    const key_bits_t<T> bits = __ldcs(reinterpret_cast<const key_bits_t<T>*>(in + i));
+    T key;
+    std::memcpy(&key, &bits, sizeof(T));
+    return key;
+  }
 #endif
   return in[i];
 }
