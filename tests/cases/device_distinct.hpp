@@ -9,6 +9,7 @@
 
 #include <tilekit/device/distinct.cuh>
 
+#include <limits>
 #include <unordered_set>
 
 namespace tk_test {
@@ -16,9 +17,13 @@ namespace tk_test {
 template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
-enum class key_mix { all_equal, few, many, all_distinct };
+enum class key_mix { all_equal, few, many, all_distinct, edges };
 inline const char* name(key_mix m) {
-  return m == key_mix::all_equal ? "all equal" : m == key_mix::few ? "few distinct" : m == key_mix::many ? "many distinct" : "all distinct";
+  return m == key_mix::all_equal ? "all equal"
+         : m == key_mix::few    ? "few distinct"
+         : m == key_mix::many   ? "many distinct"
+         : m == key_mix::edges  ? "0, -1 (all ones), min, max and their neighbours"
+                                : "all distinct";
 }
 
 struct odd {
@@ -34,6 +39,12 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
       case key_mix::few: v[i] = T(int(g() % 7) - 3); break;
       case key_mix::many: v[i] = T((g() % (n / 2 + 1)) * 1000003ull); break;
       case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
+      case key_mix::edges: {  // the set stores ~key: 0 is all ones, -1 is 0 (the extra slot)
+        const T pick[] = {T(0), T(-1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(1),
+                          T(std::numeric_limits<T>::min() + 1), T(std::numeric_limits<T>::max() - 1), T(-2)};
+        v[i] = pick[g() % 8];
+        break;
+      }
     }
   }
   return v;
@@ -125,7 +136,7 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
   const std::size_t max_n = ::backend::device_max_items();
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33), std::size_t(3071), std::size_t(3073),
                         std::size_t(40000), max_n - 3}) {
-    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct}) {
+    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
       check_distinct<int>(n, m, g);
       check_distinct<long long>(n, m, g);
       if (n == 3073 || n == 40000) check_distinct<int, true>(n, m, g);
@@ -138,7 +149,7 @@ BOOST_AUTO_TEST_CASE(distinct_keys_past_the_first_set) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
   for (std::size_t n : {std::size_t(100), std::size_t(3073), std::size_t(40000)}) {
-    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct}) {
+    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
       check_distinct<int>(n, m, g, 64);
       check_distinct<long long>(n, m, g, 64);
       check_distinct<int, true>(n, m, g, 64);
