@@ -49,8 +49,8 @@ namespace detail {
 
 // Pass 1: every key into `set`. The first of two sets may fill: where the keys it took
 // pass claim_limit, or a key finds no room within max_probes slots of its home, it sets
-// flags[0], and every warp stops at its next trip (a grid's trip is about half a million
-// keys, so the set stops filling soon after claim_limit). The second runs only where
+// flags[0], and every warp stops at its next trip (a grid's trip is about 400 000 keys on
+// the H200, so the set stops filling soon after claim_limit). The second runs only where
 // flags[0] is set, into a set that cannot fill; so does the only set of a call that has one.
 enum class insert_pass { only_set, first_of_two, second_of_two };
 
@@ -190,12 +190,12 @@ struct mark_first_occurrences {
   }
 };
 
-// Pass 3: the marked items in order, 1024 items (32 bitmap words) a group: count_marked
-// writes the marked items of each group (a warp per group), an inclusive scan in place makes
-// them the marked items up to each group's end, and gather_marked gives each group to a warp. Lane l takes word l of the group, and
-// for each row (word) r the lanes whose bit is set load item 1024 g + 32 r + lane, the
-// loads of all 32 rows (16 for items of 8 bytes) in flight before any store; each goes to
-// its row's place plus the set bits below it.
+// Pass 3: the marked items in order, 1024 items (32 bitmap words) a group. count_marked
+// writes the number of marked items of each group (a warp per group); an inclusive scan in
+// place makes them the marked items up to each group's end; gather_marked gives each group
+// to a warp. Lane l takes word l of the group, and for each row (word) r the lanes whose
+// bit is set load item 1024 g + 32 r + lane, the loads of all 32 rows (16 for items of 8
+// bytes) in flight before any store; each goes to its row's place plus the set bits below it.
 struct count_marked {
   static constexpr unsigned Threads = 256;
   const unsigned* bits;
