@@ -64,9 +64,10 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   const auto launcher = ::backend::launcher();
   auto distinct = [&](void* temp, std::size_t& bytes) {
     constexpr bool packed = !Wide && sizeof(T) == 4;
-    if (Wide || small_slots != 0)
+    if (small_slots != 0)
       return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
-                                                    small_slots != 0 ? small_slots : 1ull << 22);
+                                                    small_slots);
+    if constexpr (Wide) return tilekit::detail::distinct_with<false>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
     return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
   };
   std::size_t bytes = 0;

@@ -285,13 +285,13 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   while (small * 2 <= small_slots && small < capacity) small *= 2;
   const bool two_sets = small < capacity;
   // The first set follows the flag and the bitmap, so that one zeroing clears all three.
+  const count_t words = (items + 31) / 32, groups = (words + 31) / 32;  // of the bitmap; of 1024 items
   temp_carver carve(temp);
   unsigned* flags = carve.take<unsigned>(2);  // the first set is full; the keys it took
-  unsigned* bits = carve.take<unsigned>(std::size_t((items + 31) / 32));
+  unsigned* bits = carve.take<unsigned>(std::size_t(words));
   const set_t first{carve.take<unsigned long long>(set_t::allocated(small) * set_t::words), small - 1};
   const set_t second =
       two_sets ? set_t{carve.take<unsigned long long>(set_t::allocated(capacity) * set_t::words), capacity - 1} : first;
-  const count_t words = (items + 31) / 32, groups = (words + 31) / 32;
   count_t* ends = carve.take<count_t>(std::size_t(groups));
   std::size_t scan_bytes = 0;
   device_scan<true>(launcher, nullptr, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
