@@ -51,9 +51,13 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
 }
 
 // Wide: 4-byte keys in the 16-byte slots that counts of 2^32 and more take (too big to test there).
-// small_slots (not 0): the first hash set's most slots, so that sets which fill it take the second.
+// set_bytes (not 0): the first hash set's most bytes; where more keys are distinct than it
+// takes, they go to buckets of about bucket_items keys, deduplicated in sets of bucket_set_slots
+// (0: the default) in shared memory.
 template <class T, bool Wide = false>
-void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long long small_slots = 0) {
+void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long long set_bytes = 0,
+                    unsigned long long bucket_items = tilekit::distinct_tuning::bucket_items,
+                    unsigned long long bucket_set_slots = 0) {
   const std::vector<T> data = distinct_keys<T>(n, m, g);
   std::vector<T> want;
   std::unordered_set<T> seen;
@@ -64,9 +68,11 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   const auto launcher = ::backend::launcher();
   auto distinct = [&](void* temp, std::size_t& bytes) {
     constexpr bool packed = !Wide && sizeof(T) == 4;
-    if (small_slots != 0)
+    using dedup_t = tilekit::detail::bucket_dedup<T, packed>;
+    if (set_bytes != 0)
       return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
-                                                    small_slots);
+                                                    set_bytes, bucket_items,
+                                                    bucket_set_slots != 0 ? bucket_set_slots : dedup_t::max_set_slots);
     if constexpr (Wide) return tilekit::detail::distinct_with<false>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
     return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
   };
@@ -77,7 +83,8 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   ::backend::sync();
   const auto got = out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " distinct of " << sizeof(T) << "-byte keys" << (Wide ? " in 16-byte slots, " : ", ") << name(m) << ", n=" << n
-                                     << ", first set of at most " << small_slots << " slots (0: the default)"
+                                     << ", first set of at most " << set_bytes << " bytes (0: the default), buckets of about "
+                                     << bucket_items << " keys, their sets of " << bucket_set_slots << " slots (0: the default)"
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
@@ -145,21 +152,25 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
   }
 }
 
-// A first set smaller than the distinct keys fills: the call redoes the set at full size. Few keys stay in it.
-BOOST_AUTO_TEST_CASE(distinct_keys_past_the_first_set) {
+// Keys past the first set's size (64 slots here) go to buckets by hash, each bucket to a block, which splits it
+// into pieces by more bits of the hash (bucket_items here is about n / 7: 8 buckets; with
+// 1024 or more keys a bucket has several pieces), and does a piece again in 2, 4, ... parts
+// where its set has too few slots (sets of 64 slots: the pieces of 4096 keys do not fit).
+BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  for (std::size_t n : {std::size_t(100), std::size_t(3073), std::size_t(40000)}) {
+  for (std::size_t n : {std::size_t(100), std::size_t(3073), std::size_t(20000)}) {
     for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
-      check_distinct<int>(n, m, g, 64);
-      check_distinct<long long>(n, m, g, 64);
-      check_distinct<int, true>(n, m, g, 64);
+      const unsigned long long bucket_items = n / 7 + 1;
+      check_distinct<int>(n, m, g, 512, bucket_items);
+      check_distinct<int>(n, m, g, 512, n, 64);  // one bucket
+      if (n > 3073 && m != key_mix::all_distinct && m != key_mix::edges) continue;  // the simulator's time
+      check_distinct<long long>(n, m, g, 512, bucket_items);
+      check_distinct<int, true>(n, m, g, 512, bucket_items, 64);
     }
   }
-  for (unsigned long long slots : {128ull, 1024ull}) {  // about as many slots as keys: full or not, both right
-    check_distinct<int>(1500, key_mix::all_distinct, g, slots);
-    check_distinct<long long>(1500, key_mix::many, g, slots);
-  }
+  check_distinct<int>(12000, key_mix::many, g, 512, 32);  // as many buckets as there may be (distinct_tuning::max_buckets)
+  check_distinct<long long>(1500, key_mix::all_distinct, g, 512, 1500, 8);  // 1500 keys in sets of 8 slots: 256 pieces, split
 }
 
 BOOST_AUTO_TEST_CASE(unique_count_and_count) {

@@ -39,6 +39,9 @@ struct gpu_backend {
   /// `atomicMax`: stores the larger of *address and value; returns the old value.
   template <class T>
   __device__ static T atomic_max(T* address, T value) { return atomicMax(address, value); }
+  /// `atomicOr`: sets the bits of value in *address; returns the old value.
+  template <class T>
+  __device__ static T atomic_or(T* address, T value) { return atomicOr(address, value); }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
   __device__ static T load_acquire(const T* address) {

@@ -63,6 +63,15 @@ struct backend {
     written();
     return old;
   }
+  /// atomicOr: sets the bits of value in *address; returns the old value.
+  template <class T>
+  static T atomic_or(T* address, T value) {
+    check_aligned(address, alignof(T), "atomic_or");
+    const T old = *address;
+    *address = static_cast<T>(old | value);
+    written();
+    return old;
+  }
   /// A device-scope acquire load: what a spin-wait polls. It reads, then lets the others
   /// run: a reader that does not wait for a writer reads before the writer has run.
   template <class T>

@@ -213,14 +213,13 @@ struct byte_histogram_tuning {
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
 struct distinct_tuning {
-  // The first hash set: at most this many bytes however many items there are, and full
-  // once its keys fill first_set_load_eighths / 8 of it (or a key finds neither itself nor
-  // a free slot within max_probes slots of its home); then the call redoes the set in one
-  // sized for every item. Measured on the H200, 2^28 int32 keys, 1% distinct (2.7 M keys):
-  // 32 MB filled up to 3/4: 6.07 ms; 64 MB: 4.58 ms (a half-full 32 MB set probes more
-  // rounds, and a warp waits for its slowest lane's); the 64 MB set costs 2^24 keys 230 ->
-  // 246 us, and a first set filled to 3/4 of 64 MB before it is given up 18% at 2^24 with
-  // 50% distinct, hence the lower fill.
+  // The first hash set: at most this many bytes however many items there are (mostly in
+  // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
+  // neither itself nor a free slot within max_probes slots of its home); then the keys go
+  // to buckets. Measured on the H200, 2^28 int32 keys, 1% distinct (2.7 M keys): 32 MB filled
+  // up to 3/4: 6.07 ms; 64 MB: 4.58 ms (a half-full 32 MB set probes more rounds, and a warp
+  // waits for its slowest lane's); a first set filled to 3/4 of 64 MB before it is given up
+  // cost 18% at 2^24 with 50% distinct, hence the lower fill.
 #if defined(TILEKIT_DISTINCT_SMALL_SET_BYTES)
   static constexpr unsigned long long small_set_bytes = TILEKIT_DISTINCT_SMALL_SET_BYTES;
 #else
@@ -228,6 +227,12 @@ struct distinct_tuning {
 #endif
   static constexpr unsigned first_set_load_eighths = 3;
   static constexpr unsigned long long max_probes = 512;  // linear probing at load 0.75 in 2^22 slots: at most ~175 (CPU model)
+  // Past one set's size: the keys partitioned by hash into buckets of about bucket_items
+  // (at most max_buckets of them), a block per bucket, whose set in shared memory has
+  // bucket_set_bytes (so two blocks fit a multiprocessor).
+  static constexpr unsigned long long bucket_items = 4096;
+  static constexpr unsigned max_buckets = 256;
+  static constexpr unsigned long long bucket_set_bytes = 64 << 10;
 };
 
 }  // namespace tilekit
