@@ -169,6 +169,14 @@ template <class T, bool Packed>
 TILEKIT_HD unsigned hash_bits(const T& key, unsigned from, unsigned bits) {
   return bits == 0 ? 0u : unsigned((mix64(key_set<T, Packed>::stored(key)) << from) >> (64 - bits));
 }
+// Asks L2 for items [from, to) of p, a 128-byte line a thread (of `threads`, this one
+// `thread`), so that the next tile's loads find their lines there (measured: 4% at 2^24 keys
+// with 50-100% distinct, nothing at 2^28).
+template <class Backend, class T>
+TILEKIT_HD void prefetch_items(const T* p, count_t from, count_t to, unsigned thread, unsigned threads) {
+  constexpr count_t line = 128 / sizeof(T);
+  for (count_t i = from + count_t(thread) * line; i < to; i += count_t(threads) * line) Backend::prefetch_l2(p + i);
+}
 // The slots of a set for `items` keys: a power of two of at least 1.5 items.
 TILEKIT_HD unsigned long long set_capacity(count_t items) {
   unsigned long long c = 64;
@@ -220,6 +228,10 @@ struct bucket_count {
     const count_t j = count_t(ctx.grid().block_rank()), first = j * range;
     const count_t end = n - first < range ? n : first + range;
     for (count_t base = first; base < end; base += Threads * Items) {
+      if constexpr (stdx::is_pointer<In>::value) {
+        const count_t next = base + Threads * Items;
+        prefetch_items<be>(in, next, end - next < count_t(Threads * Items) ? end : next + Threads * Items, t, Threads);
+      }
       T key[Items];
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
@@ -335,11 +347,16 @@ struct bucket_scatter {  // the grid and ranges of bucket_count
     if (t < buckets) cursor[t] = static_cast<unsigned long long>(places[count_t(t) * count_t(ctx.grid().num_blocks()) + j]);
     block.sync();
     const In keys_in = in;
-    for (count_t base = first; base < end; base += Tile)
+    for (count_t base = first; base < end; base += Tile) {
+      if constexpr (stdx::is_pointer<In>::value) {
+        const count_t next = base + Tile;
+        prefetch_items<be>(in, next, end - next < count_t(Tile) ? end : next + Tile, t, Threads);
+      }
       scatter_tile<be, Threads, Items>(
           block, base, end, buckets, [&](count_t i) { return streamed(keys_in, i); }, [](count_t i) { return i; },
           [&](const T& key) { return hash_bits<T, Packed>(key, 0, bucket_bits); }, cursor, counts, to, warp_sums,
           staged_keys, staged_index, staged_part, keys, index);
+    }
   }
 };
 
@@ -401,6 +418,7 @@ struct bucket_dedup {  // block b takes bucket b
       if (t < pieces) counts[t] = 0;
       block.sync();
       for (count_t base = 0; base < items; base += Tile) {
+        prefetch_items<be>(from_keys, base + Tile, items - base < 2 * count_t(Tile) ? items : base + 2 * Tile, t, Threads);
         T key[LoadItems];
         TILEKIT_UNROLL
         for (unsigned k = 0; k < LoadItems; ++k) {
@@ -417,11 +435,15 @@ struct bucket_dedup {  // block b takes bucket b
       block.sync();
       T* staged_keys = reinterpret_cast<T*>(slots);
       index_t* staged_index = reinterpret_cast<index_t*>(staged_keys + Tile);
-      for (count_t base = 0; base < items; base += Tile)
+      for (count_t base = 0; base < items; base += Tile) {
+        const count_t next_end = items - base < 2 * count_t(Tile) ? items : base + 2 * Tile;
+        prefetch_items<be>(from_keys, base + Tile, next_end, t, Threads);
+        prefetch_items<be>(from_index, base + Tile, next_end, t, Threads);
         scatter_tile<be, Threads, LoadItems>(
             block, base, items, pieces, [&](count_t i) { return streamed(from_keys, i); }, [&](count_t i) { return from_index[i]; },
             [&](const T& key) { return hash_bits<T, Packed>(key, bucket_bits, piece_bits); }, cursor, counts, to,
             warp_sums, staged_keys, staged_index, staged_part, keys2 + first, index2 + first);
+      }
       from_keys = keys2 + first;
       from_index = index2 + first;
     }
@@ -433,6 +455,10 @@ struct bucket_dedup {  // block b takes bucket b
     const unsigned used_bits = bucket_bits + piece_bits;
     for (unsigned p = 0; p < pieces; ++p) {
       const count_t piece_first = count_t(piece_start[p]), piece_items = count_t(piece_start[p + 1] - piece_start[p]);
+      if (p + 1 < pieces) {  // the next piece's keys to L2 while this one is done
+        prefetch_items<be>(from_keys, count_t(piece_start[p + 1]), count_t(piece_start[p + 2]), t, Threads);
+        prefetch_items<be>(from_index, count_t(piece_start[p + 1]), count_t(piece_start[p + 2]), t, Threads);
+      }
       // A piece with more keys than the set holds is done again in 2, 4, ... parts, by more hash bits.
       for (unsigned split_bits = 0;; ++split_bits) {
         be::require(used_bits + split_bits <= 48, set_t::full);
