@@ -68,7 +68,7 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   const auto launcher = ::backend::launcher();
   auto distinct = [&](void* temp, std::size_t& bytes) {
     constexpr bool packed = !Wide && sizeof(T) == 4;
-    using dedup_t = tilekit::detail::bucket_dedup<T, packed>;
+    using dedup_t = tilekit::detail::piece_dedup<T, packed>;
     if (set_bytes != 0)
       return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
                                                     set_bytes, bucket_items,
@@ -152,10 +152,10 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
   }
 }
 
-// Keys past the first set's size (64 slots here) go to buckets by hash, each bucket to a block, which splits it
-// into pieces by more bits of the hash (bucket_items here is about n / 7: 8 buckets; with
-// 1024 or more keys a bucket has several pieces), and does a piece again in 2, 4, ... parts
-// where its set has too few slots (sets of 64 slots: the pieces of 4096 keys do not fit).
+// Keys past the first set's size (64 slots here) go to buckets by hash (bucket_items about
+// n / 7: 8 buckets), then to pieces by more bits of it (about half a piece set's slots each,
+// at most 256 a bucket), each piece to a block, which does it again in 2, 4, ... parts where
+// its set has too few slots (one bucket of 20000 keys in sets of 64 slots: pieces of ~78).
 BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
   using namespace tk_test;
   auto g = rng_for(next_salt());

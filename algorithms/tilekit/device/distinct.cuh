@@ -3,9 +3,10 @@
 // sequence, and the number of runs, on the GPU (the kernels and their dispatch below).
 //
 //   distinct(temp, temp_bytes, in, n, out, num_out[, stream])  the distinct keys in order
-//       of first occurrence, no sorting (a hash set, then a gather of the marked first
-//       occurrences); keys: 4- or 8-byte integers; temp storage about 1.5-3 n x 8 bytes
-//       (4-byte keys, n < 2^32), else x 16, of which a call touches a set sized by its distinct keys
+//       of first occurrence, no sorting (hash sets, then a gather of the marked first
+//       occurrences); keys: 4- or 8-byte integers; temp storage about 2 n x 8 bytes past
+//       5.5 M keys (4-byte keys, n < 2^32; x 16 otherwise), of which a call with few distinct
+//       keys touches only a 64 MB set
 //   unique_count(temp, temp_bytes, in, n, out[, stream])       *out = the number of runs
 //       of equal adjacent items (what unique keeps), without writing them
 //   ... and each without (temp, temp_bytes): storage allocated in the stream.
@@ -30,14 +31,15 @@ namespace tilekit {
 // slot keeping the lowest index of its key (with 4-byte keys and n < 2^32 key and index
 // share one 64-bit word); each slot's lowest index is marked in a bitmap of n bits; then
 // the marked counts of groups of 1024 items are scanned and each marked item copied to its
-// place (a warp per group). Where a set of 1.5-3 n slots fits distinct_tuning::small_set_bytes
-// (mostly in L2), there is one set for all keys (a thread reads several keys and their first
-// slots before inserting any; an index already beaten is not sent). Past that, the keys are
-// partitioned by hash into buckets, and each bucket deduplicated by a block in its shared
-// memory (bucket_dedup): no key takes a global atomic. Keys: integers of 4 or 8 bytes,
-// compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the one set, 1.5-3 n x
-// 8 bytes (4-byte keys, n < 2^32; 16 otherwise), or the keys with their indices twice
-// (2 n x 8 bytes, 4-byte keys and n < 2^32; 2 n x 16 otherwise).
+// place (a warp per group). The first set has at most distinct_tuning::small_set_bytes
+// (mostly in L2; a thread reads several keys and their first slots before inserting any, an
+// index already beaten is not sent); where it has 1.5 slots a key, it is the only one.
+// Otherwise, once its keys fill 3/8 of it, it is given up, and the keys are partitioned by
+// hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
+// memory (piece_dedup): no key takes a global atomic there. Keys: integers of 4 or 8 bytes,
+// compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the first set (1.5-3 n
+// slots of 8 bytes up to 64 MB; 16-byte slots for 8-byte keys or n >= 2^32), and past its
+// size the keys with their indices twice (2 n x 8 bytes; 2 n x 16 for 8-byte keys or n >= 2^32).
 //
 // device_unique_count(launcher, temp, temp_bytes, in, n, out): *out = the number of
 // runs of equal (==) adjacent items (what unique would keep), as a device reduce.
@@ -156,13 +158,12 @@ struct distinct_insert_body {
 };
 
 // Where the first set is given up (flags[0]: more keys are distinct than it takes), the keys
-// are partitioned by hash into `buckets` (a power of two, at most distinct_tuning::max_buckets).
-// bucket_count counts each bucket's keys; bucket_scatter copies every key with its index to
-// its bucket's part of keys/index (in no particular order: a slot keeps its key's lowest
-// index however the keys come); bucket_dedup gives each bucket to a block, which splits it
-// by the next bits of the hash into pieces whose keys fit a set in its shared memory, and
-// marks each piece's lowest indices in the bitmap. So no key takes a global atomic, and the
-// keys are read 4 times and written twice, each time in order.
+// are partitioned by hash, in two passes (partition_count, a scan, partition_scatter), into
+// `buckets` (a power of two, at most distinct_tuning::max_buckets), and each bucket into
+// `pieces` whose keys fit a set in a block's shared memory; piece_dedup gives each piece to a
+// block and marks its lowest indices in the bitmap. The keys move with their indices in no
+// particular order (a slot keeps its key's lowest index however the keys come). So no key
+// takes a global atomic, and the keys are read 5 times and written twice, each time in order.
 //
 // The bits of a key's hash from bit `from` (the top is 0) on, `bits` of them (0: none).
 template <class T, bool Packed>
@@ -183,67 +184,79 @@ TILEKIT_HD unsigned long long set_capacity(count_t items) {
   while (c < static_cast<unsigned long long>(items) + static_cast<unsigned long long>(items) / 2) c *= 2;
   return c;
 }
-// start[i] = the sum of counts[0 .. i), start[count] = the sum of all, for count <= the
-// block's threads (each takes one count).
-template <class Block, class Count>
-TILEKIT_HD void block_starts(const Block& block, const Count* counts, unsigned count, unsigned long long* start,
-                             unsigned long long* warp_sums) {
-  auto warp = tilekit::tiled_partition<32>(block);
-  const unsigned t = block.thread_rank();
-  const unsigned long long mine = t < count ? static_cast<unsigned long long>(counts[t]) : 0ull;
-  const unsigned long long inclusive = tilekit::inclusive_scan(warp, mine, plus{});
-  if (warp.thread_rank() == 31) warp_sums[t / 32] = inclusive;
-  block.sync();
-  unsigned long long before = 0;
-  for (unsigned w = 0; w < t / 32; ++w) before += warp_sums[w];
-  if (t < count) start[t] = before + inclusive - mine;
-  if (t == count - 1) start[count] = before + inclusive;
-  block.sync();
-}
+// A partition pass: the keys of each segment (level 1: in[0 .. n), one segment; level 2:
+// each bucket of level 1's output) to `parts` parts by `part_bits` bits of their hash from
+// bit `from`. Each segment has blocks_per_segment blocks, each for an equal slice of whole
+// tiles; partition_count counts block k's keys of part q of segment s at
+// counts[(s x parts + q) x blocks_per_segment + k], and an exclusive scan of counts in place
+// makes each the place of those keys' first (so the parts of a segment follow each other).
+template <class Keys, bool Packed>
+struct partition_pass {
+  using T = value_of<Keys>;
+  using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2, Items = sizeof(T) + sizeof(index_t) <= 8 ? 16 : 8,
+                            Tile = Threads * Items;
+  static_assert(distinct_tuning::max_buckets <= Threads && distinct_tuning::max_buckets <= 256,
+                "partition_pass: a thread per part, a part in 8 bits");
+  Keys keys;                // level 1: the input; level 2: the keys by bucket
+  const index_t* index;     // their indices (null: the key's position)
+  count_t n;                // keys in all
+  const count_t* segments;  // segment s starts at segments[s x segment_stride] (null: one segment)
+  count_t segment_stride, segment_count, blocks_per_segment;
+  unsigned from, part_bits;
+  const unsigned* flags;  // [0]: the first set was given up (else the pass does nothing)
 
-// The partition's blocks each take `range` consecutive items (a multiple of the scatter's
-// tile), block j's keys of bucket b counted at counts[b x blocks + j]; an exclusive scan of
-// counts in place makes each the place of block j's first key of bucket b.
-template <class In, bool Packed>
-struct bucket_count {
-  using T = value_of<In>;
-  static constexpr unsigned Threads = 256, MinBlocksPerSM = 4, Items = 8;
+  // The slice [first, end) of block `block`, in segment `segment`, its rank there `rank`.
+  TILEKIT_HD void slice(count_t block, count_t& segment, count_t& rank, count_t& first, count_t& end) const {
+    segment = block / blocks_per_segment;
+    rank = block % blocks_per_segment;
+    const count_t start = segments != nullptr ? segments[segment * segment_stride] : 0;
+    const count_t stop = segments != nullptr && segment + 1 < segment_count ? segments[(segment + 1) * segment_stride] : n;
+    const count_t tiles = (stop - start + Tile - 1) / Tile;
+    const count_t length = (tiles + blocks_per_segment - 1) / blocks_per_segment * Tile;
+    first = start + rank * length < stop ? start + rank * length : stop;
+    end = stop - first < length ? stop : first + length;
+  }
+  TILEKIT_HD unsigned part_of(const T& key) const { return hash_bits<T, Packed>(key, from, part_bits); }
+};
+
+template <class Keys, bool Packed>
+struct partition_count : partition_pass<Keys, Packed> {
+  using pass = partition_pass<Keys, Packed>;
+  using T = typename pass::T;
+  static constexpr unsigned Threads = 2 * pass::Threads, MinBlocksPerSM = 2, Items = 8;  // the scatter's slices, twice its threads
   static constexpr std::size_t shared_bytes = distinct_tuning::max_buckets * sizeof(unsigned);
-  In in;
-  count_t n, range;
-  unsigned buckets;
-  const unsigned* flags;  // [0]: the first set was given up (else this kernel does nothing)
-  count_t* counts;        // [buckets x blocks]
+  count_t* counts;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    if (be::load_relaxed(flags) == 0) return;
+    if (be::load_relaxed(this->flags) == 0) return;
     unsigned* local = ctx.template shared_array<unsigned>(distinct_tuning::max_buckets);
-    const unsigned t = block.thread_rank(), bucket_bits = highest_bit(buckets);
-    if (t < buckets) local[t] = 0;
+    const unsigned t = block.thread_rank(), parts = 1u << this->part_bits;
+    if (t < parts) local[t] = 0;
     block.sync();
-    const count_t j = count_t(ctx.grid().block_rank()), first = j * range;
-    const count_t end = n - first < range ? n : first + range;
+    count_t segment, rank, first, end;
+    this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
     for (count_t base = first; base < end; base += Threads * Items) {
-      if constexpr (stdx::is_pointer<In>::value) {
+      if constexpr (stdx::is_pointer<Keys>::value) {
         const count_t next = base + Threads * Items;
-        prefetch_items<be>(in, next, end - next < count_t(Threads * Items) ? end : next + Threads * Items, t, Threads);
+        prefetch_items<be>(this->keys, next, end - next < count_t(Threads * Items) ? end : next + Threads * Items, t, Threads);
       }
       T key[Items];
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
         const count_t i = base + count_t(k) * Threads + t;
-        key[k] = streamed(in, i < end ? i : base);
+        key[k] = streamed(this->keys, i < end ? i : base);
       }
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k)
-        if (base + count_t(k) * Threads + t < end) be::atomic_add(local + hash_bits<T, Packed>(key[k], 0, bucket_bits), 1u);
+        if (base + count_t(k) * Threads + t < end) be::atomic_add(local + this->part_of(key[k]), 1u);
     }
     block.sync();
-    if (t < buckets) counts[count_t(t) * count_t(ctx.grid().num_blocks()) + j] = count_t(local[t]);
+    if (t < parts) counts[(segment * parts + t) * this->blocks_per_segment + rank] = count_t(local[t]);
   }
 };
 
@@ -310,30 +323,25 @@ TILEKIT_HD void scatter_tile(const Block& block, count_t base, count_t end, unsi
   block.sync();
 }
 
-template <class In, bool Packed>
-struct bucket_scatter {  // the grid and ranges of bucket_count
-  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2;
-  using T = value_of<In>;
-  using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
-  static constexpr unsigned Items = sizeof(T) + sizeof(index_t) <= 8 ? 16 : 8, Tile = Threads * Items;
+template <class Keys, bool Packed>
+struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's grid
+  using pass = partition_pass<Keys, Packed>;
+  using T = typename pass::T;
+  using index_t = typename pass::index_t;
+  static constexpr unsigned Threads = pass::Threads, MinBlocksPerSM = pass::MinBlocksPerSM, Items = pass::Items, Tile = pass::Tile;
   static constexpr unsigned B = distinct_tuning::max_buckets;
-  static_assert(B <= Threads && B <= 256, "bucket_scatter: a thread per bucket, a bucket in 8 bits");
   static constexpr std::size_t shared_bytes =
       (2 * B + Threads / 32) * sizeof(unsigned long long) + Tile * (sizeof(T) + sizeof(index_t)) + B * sizeof(unsigned) + Tile;
-  In in;
-  count_t n, range;
-  unsigned buckets;
-  const unsigned* flags;  // as bucket_count's
-  const count_t* places;  // bucket_count's counts, scanned
-  T* keys;
-  index_t* index;
+  const count_t* places;  // partition_count's counts, scanned
+  T* out_keys;
+  index_t* out_index;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    if (be::load_relaxed(flags) == 0) return;
+    if (be::load_relaxed(this->flags) == 0) return;
     unsigned long long* cursor = ctx.template shared_array<unsigned long long>(std::size_t(shared_bytes / sizeof(unsigned long long)));
     unsigned long long* to = cursor + B;
     unsigned long long* warp_sums = to + B;
@@ -341,47 +349,44 @@ struct bucket_scatter {  // the grid and ranges of bucket_count
     index_t* staged_index = reinterpret_cast<index_t*>(staged_keys + Tile);
     unsigned* counts = reinterpret_cast<unsigned*>(staged_index + Tile);
     unsigned char* staged_part = reinterpret_cast<unsigned char*>(counts + B);
-    const unsigned t = block.thread_rank(), bucket_bits = highest_bit(buckets);
-    const count_t j = count_t(ctx.grid().block_rank()), first = j * range;
-    const count_t end = n - first < range ? n : first + range;
-    if (t < buckets) cursor[t] = static_cast<unsigned long long>(places[count_t(t) * count_t(ctx.grid().num_blocks()) + j]);
+    const unsigned t = block.thread_rank(), parts = 1u << this->part_bits;
+    count_t segment, rank, first, end;
+    this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
+    if (t < parts) cursor[t] = static_cast<unsigned long long>(places[(segment * parts + t) * this->blocks_per_segment + rank]);
     block.sync();
-    const In keys_in = in;
+    const Keys keys = this->keys;
+    const index_t* index = this->index;
     for (count_t base = first; base < end; base += Tile) {
-      if constexpr (stdx::is_pointer<In>::value) {
-        const count_t next = base + Tile;
-        prefetch_items<be>(in, next, end - next < count_t(Tile) ? end : next + Tile, t, Threads);
+      if constexpr (stdx::is_pointer<Keys>::value) {
+        const count_t next = base + Tile, next_end = end - next < count_t(Tile) ? end : next + Tile;
+        prefetch_items<be>(keys, next, next_end, t, Threads);
+        if (index != nullptr) prefetch_items<be>(index, next, next_end, t, Threads);
       }
       scatter_tile<be, Threads, Items>(
-          block, base, end, buckets, [&](count_t i) { return streamed(keys_in, i); }, [](count_t i) { return i; },
-          [&](const T& key) { return hash_bits<T, Packed>(key, 0, bucket_bits); }, cursor, counts, to, warp_sums,
-          staged_keys, staged_index, staged_part, keys, index);
+          block, base, end, parts, [&](count_t i) { return streamed(keys, i); },
+          [&](count_t i) { return index != nullptr ? count_t(index[i]) : i; }, [&](const T& key) { return this->part_of(key); },
+          cursor, counts, to, warp_sums, staged_keys, staged_index, staged_part, out_keys, out_index);
     }
   }
 };
 
+// Each block takes pieces (grid-stride: 8 waves of blocks, as empty blocks cost too): the
+// piece's keys into a set in shared memory, its slots' indices marked in the bitmap. A piece
+// with more keys than the set holds is done again in 2, 4, ... parts, by more bits of the hash.
 template <class T, bool Packed>
-struct bucket_dedup {  // block b takes bucket b
-  static constexpr unsigned Threads = 384, MinBlocksPerSM = 2, Items = 4, LoadItems = sizeof(T) <= 4 ? 8 : 4;
+struct piece_dedup {
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;
   using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
   using set_t = key_set<T, Packed>;
-  static constexpr unsigned Parts = 256, Tile = Threads * LoadItems;
-  static_assert(Parts <= Threads, "bucket_dedup: a thread per piece");
-  // The most slots of a block's set (a power of two), and its shared memory: the set (the
-  // staging of a tile's keys while the bucket is split), then the starts and counts.
   static constexpr unsigned long long max_set_slots = distinct_tuning::bucket_set_bytes / (8 * set_t::words);
   static constexpr std::size_t set_bytes = std::size_t(set_t::allocated(max_set_slots) * set_t::words * 8);
-  static_assert(set_bytes >= Tile * (sizeof(T) + sizeof(index_t)), "bucket_dedup: a tile's staging fits in the set");
-  static constexpr std::size_t shared_bytes =
-      set_bytes + ((Parts + 1) + 2 * Parts + Threads / 32 + 1) * sizeof(unsigned long long) + Parts * sizeof(unsigned) + Tile;
-  unsigned buckets;
-  const unsigned* flags;  // as bucket_count's
-  const count_t* places;  // bucket_scatter's: bucket b starts at places[b x partition_blocks]
-  count_t partition_blocks, n;
-  T* keys;  // by bucket (bucket_scatter's), then each bucket's keys by piece in keys2
-  index_t* index;
-  T* keys2;
-  index_t* index2;
+  static constexpr std::size_t shared_bytes = set_bytes + sizeof(unsigned long long);
+  const unsigned* flags;  // as partition_pass's
+  const count_t* places;  // level 2's scanned counts: piece q starts at places[q x blocks_per_piece]
+  count_t blocks_per_piece, pieces, n;
+  unsigned used_bits;  // the hash bits of the bucket and the piece
+  const T* keys;
+  const index_t* index;
   unsigned* bits;
   unsigned long long set_slots;  // <= max_set_slots (tests take fewer)
 
@@ -393,116 +398,65 @@ struct bucket_dedup {  // block b takes bucket b
     if (be::load_relaxed(flags) == 0) return;
     unsigned char* shared = ctx.template shared_array<unsigned char>(shared_bytes);
     unsigned long long* slots = reinterpret_cast<unsigned long long*>(shared);
-    unsigned long long* piece_start = reinterpret_cast<unsigned long long*>(shared + set_bytes);  // [Parts + 1]
-    unsigned long long* cursor = piece_start + (Parts + 1);                                 // [Parts]
-    unsigned long long* to = cursor + Parts;                                                // [Parts]
-    unsigned long long* warp_sums = to + Parts;                                             // [Threads / 32]
-    unsigned long long* full = warp_sums + Threads / 32;                                    // a key found no room
-    unsigned* counts = reinterpret_cast<unsigned*>(full + 1);
-    unsigned char* staged_part = reinterpret_cast<unsigned char*>(counts + Parts);
+    unsigned long long* full = reinterpret_cast<unsigned long long*>(shared + set_bytes);  // a key found no room
     const unsigned t = block.thread_rank();
-    const unsigned b = unsigned(ctx.grid().block_rank());
-    const count_t first = places[count_t(b) * partition_blocks];
-    const count_t items = (b + 1 < buckets ? places[count_t(b + 1) * partition_blocks] : n) - first;
-    if (items == 0) return;
-    // Pieces of about a half set of keys each, by the hash bits after the bucket's.
-    const unsigned bucket_bits = highest_bit(buckets);
-    unsigned pieces = 1;
-    while (pieces < Parts && static_cast<unsigned long long>(items) > pieces * (set_slots / 2)) pieces *= 2;
-    const unsigned piece_bits = highest_bit(pieces);
-    const T* from_keys = keys + first;
-    const index_t* from_index = index + first;
-    if (pieces == 1) {
-      if (t == 0) piece_start[0] = 0, piece_start[1] = static_cast<unsigned long long>(items);
-    } else {
-      if (t < pieces) counts[t] = 0;
-      block.sync();
-      for (count_t base = 0; base < items; base += Tile) {
-        prefetch_items<be>(from_keys, base + Tile, items - base < 2 * count_t(Tile) ? items : base + 2 * Tile, t, Threads);
-        T key[LoadItems];
-        TILEKIT_UNROLL
-        for (unsigned k = 0; k < LoadItems; ++k) {
-          const count_t i = base + count_t(k) * Threads + t;
-          key[k] = streamed(from_keys, i < items ? i : base);
-        }
-        TILEKIT_UNROLL
-        for (unsigned k = 0; k < LoadItems; ++k)
-          if (base + count_t(k) * Threads + t < items) be::atomic_add(counts + hash_bits<T, Packed>(key[k], bucket_bits, piece_bits), 1u);
-      }
-      block.sync();
-      block_starts(block, counts, pieces, piece_start, warp_sums);
-      if (t < pieces) cursor[t] = piece_start[t];
-      block.sync();
-      T* staged_keys = reinterpret_cast<T*>(slots);
-      index_t* staged_index = reinterpret_cast<index_t*>(staged_keys + Tile);
-      for (count_t base = 0; base < items; base += Tile) {
-        const count_t next_end = items - base < 2 * count_t(Tile) ? items : base + 2 * Tile;
-        prefetch_items<be>(from_keys, base + Tile, next_end, t, Threads);
-        prefetch_items<be>(from_index, base + Tile, next_end, t, Threads);
-        scatter_tile<be, Threads, LoadItems>(
-            block, base, items, pieces, [&](count_t i) { return streamed(from_keys, i); }, [&](count_t i) { return from_index[i]; },
-            [&](const T& key) { return hash_bits<T, Packed>(key, bucket_bits, piece_bits); }, cursor, counts, to,
-            warp_sums, staged_keys, staged_index, staged_part, keys2 + first, index2 + first);
-      }
-      from_keys = keys2 + first;
-      from_index = index2 + first;
-    }
     const count_t set_words = count_t(set_t::allocated(set_slots) * set_t::words);
     for (count_t w = t; w < set_words; w += Threads) slots[w] = 0;
     if (t == 0) *full = 0;
     block.sync();
     const set_t set{slots, set_slots - 1};
-    const unsigned used_bits = bucket_bits + piece_bits;
-    for (unsigned p = 0; p < pieces; ++p) {
-      const count_t piece_first = count_t(piece_start[p]), piece_items = count_t(piece_start[p + 1] - piece_start[p]);
-      if (p + 1 < pieces) {  // the next piece's keys to L2 while this one is done
-        prefetch_items<be>(from_keys, count_t(piece_start[p + 1]), count_t(piece_start[p + 2]), t, Threads);
-        prefetch_items<be>(from_index, count_t(piece_start[p + 1]), count_t(piece_start[p + 2]), t, Threads);
-      }
-      // A piece with more keys than the set holds is done again in 2, 4, ... parts, by more hash bits.
-      for (unsigned split_bits = 0;; ++split_bits) {
-        be::require(used_bits + split_bits <= 48, set_t::full);
-        bool over = false;
-        for (unsigned part = 0; part < (1u << split_bits) && !over; ++part) {
-          for (count_t base = 0; base < piece_items; base += Threads * count_t(Items)) {
-            T key[Items];
-            count_t item[Items];
-            bool live[Items];
-            TILEKIT_UNROLL
-            for (unsigned k = 0; k < Items; ++k) {
-              const count_t j = base + count_t(k) * Threads + t;
-              const count_t at = piece_first + (j < piece_items ? j : base);
-              key[k] = streamed(from_keys, at);
-              item[k] = count_t(from_index[at]);
-              live[k] = j < piece_items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
-            }
-            bool no_room = false;
-            insert_keys<be>(set, key, item, live, set_slots, no_room);
-            if (no_room) *full = 1;
+    for (count_t q = count_t(ctx.grid().block_rank()); q < pieces; q += count_t(ctx.grid().num_blocks()))
+      dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < pieces ? places[(q + 1) * blocks_per_piece] : n));
+  }
+  // Keys [first, end) into set (empty; left empty), their lowest indices marked.
+  template <class be, class Block>
+  TILEKIT_HD void dedup_piece(const Block& block, const set_t& set, unsigned long long* full, count_t first, count_t end) const {
+    const unsigned t = block.thread_rank();
+    const count_t items = end - first;
+    const count_t set_words = count_t(set_t::allocated(set.mask + 1) * set_t::words);
+    unsigned long long* slots = set.slots;
+    for (unsigned split_bits = 0; items > 0; ++split_bits) {
+      be::require(used_bits + split_bits <= 48, set_t::full);
+      bool over = false;
+      for (unsigned part = 0; part < (1u << split_bits) && !over; ++part) {
+        for (count_t base = 0; base < items; base += Threads * count_t(Items)) {
+          T key[Items];
+          count_t item[Items];  // the key's index in the input
+          bool live[Items];
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Items; ++k) {
+            const count_t j = base + count_t(k) * Threads + t;
+            const count_t at = first + (j < items ? j : base);
+            key[k] = streamed(keys, at);
+            item[k] = count_t(index[at]);
+            live[k] = j < items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
           }
-          block.sync();
-          over = *full != 0;
-          for (count_t w = t; w < set_words; w += Threads) {
-            const unsigned long long word = slots[w];
-            if (word == 0) continue;
-            if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
-              const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
-              be::atomic_or(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
-            }
-            slots[w] = 0;
-          }
-          block.sync();
+          bool no_room = false;
+          insert_keys<be>(set, key, item, live, set_slots, no_room);
+          if (no_room) *full = 1;
         }
-        if (!over) break;
-        if (t == 0) *full = 0;
+        block.sync();
+        over = *full != 0;
+        for (count_t w = t; w < set_words; w += Threads) {
+          const unsigned long long word = slots[w];
+          if (word == 0) continue;
+          if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
+            const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
+            be::atomic_or(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
+          }
+          slots[w] = 0;
+        }
         block.sync();
       }
+      if (!over) return;
+      if (t == 0) *full = 0;
+      block.sync();
     }
   }
 };
 
 // Bit i of `bits` (zeroed) for every index i a slot of the set keeps, unless flags[0] is
-// set (the set was given up: bucket_dedup marks them). Each index is kept by one slot at
+// set (the set was given up: piece_dedup marks them). Each index is kept by one slot at
 // most, so adding the bit sets it.
 template <class T, bool Packed>
 struct mark_first_occurrences {
@@ -615,42 +569,51 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
                                             count_t n, Out out, NumOut num_out,
                                             unsigned long long small_set_bytes = distinct_tuning::small_set_bytes,
                                             unsigned long long bucket_items = distinct_tuning::bucket_items,
-                                            unsigned long long bucket_set_slots = bucket_dedup<value_of<In>, Packed>::max_set_slots) {
+                                            unsigned long long bucket_set_slots = piece_dedup<value_of<In>, Packed>::max_set_slots) {
   using T = value_of<In>;
   using set_t = key_set<T, Packed>;
-  using dedup_t = bucket_dedup<T, Packed>;
+  using dedup_t = piece_dedup<T, Packed>;
   using index_t = typename dedup_t::index_t;
-  using scatter_t = bucket_scatter<In, Packed>;
+  using count1_t = partition_count<In, Packed>;
+  using scatter1_t = partition_scatter<In, Packed>;
+  using count2_t = partition_count<const T*, Packed>;
+  using scatter2_t = partition_scatter<const T*, Packed>;
   const count_t items = n > 0 ? n : 0;
   const unsigned long long capacity = set_capacity(items);  // a set for every key
   unsigned long long small = 64;                            // the first set's slots
   while (small * 2 * set_t::words * 8 <= small_set_bytes && small < capacity) small *= 2;
   const bool by_buckets = small < capacity;  // else the first set is the only one, and cannot fill
-  unsigned buckets = 1;
+  const unsigned long long set_slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
+  // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
+  // keys than expected, or a piece past its set, is split further in piece_dedup).
+  unsigned buckets = 1, pieces = 1;
   while (buckets < distinct_tuning::max_buckets && static_cast<unsigned long long>(items) > buckets * bucket_items) buckets *= 2;
-  const count_t words = (items + 31) / 32, groups = (words + 31) / 32;  // of the bitmap; of 1024 items
-  // The partition's blocks, each for `range` items (whole tiles of bucket_scatter's).
+  while (pieces < distinct_tuning::max_buckets && static_cast<unsigned long long>(items) > buckets * pieces * (set_slots / 2))
+    pieces *= 2;
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
-  const count_t tiles = (items + scatter_t::Tile - 1) / scatter_t::Tile;
-  const count_t wanted_blocks = count_t(sms) * scatter_t::MinBlocksPerSM;
-  const count_t range = ((tiles + wanted_blocks - 1) / wanted_blocks) * scatter_t::Tile;
-  const count_t partition_blocks = range > 0 ? (items + range - 1) / range : 1;
-  const count_t place_count = by_buckets ? count_t(buckets) * partition_blocks : 0;
+  const count_t resident = count_t(sms) * scatter1_t::MinBlocksPerSM;  // a wave of the partition's blocks
+  const count_t per_bucket = resident / buckets > 1 ? resident / buckets : 1;  // level 2's blocks a bucket
+  const count_t words = (items + 31) / 32, groups = (words + 31) / 32;  // of the bitmap; of 1024 items
+  const count_t places1_count = by_buckets ? count_t(buckets) * resident : 0;
+  const count_t places2_count = by_buckets ? count_t(buckets) * pieces * per_bucket : 0;
   // What the first launch zeroes comes first: the flags, the bitmap, the places, the first set.
   temp_carver carve(temp);
   unsigned* flags = carve.take<unsigned>(2);  // the first set is full; the keys it took
   unsigned* bits = carve.take<unsigned>(std::size_t(words));
-  count_t* places = carve.take<count_t>(std::size_t(place_count));
+  count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
+  count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
   const set_t first{carve.take<unsigned long long>(set_t::allocated(small) * set_t::words), small - 1};
   count_t* ends = carve.take<count_t>(std::size_t(groups));
-  std::size_t scan_bytes = 0, place_scan_bytes = 0;
+  std::size_t scan_bytes = 0, scan1_bytes = 0, scan2_bytes = 0;
   device_scan<true>(launcher, nullptr, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
   void* scan_temp = carve.take<unsigned char>(scan_bytes);
-  device_scan<false>(launcher, nullptr, place_scan_bytes, places, place_count, places, plus{}, count_t(0), true);
-  void* place_scan_temp = carve.take<unsigned char>(by_buckets ? place_scan_bytes : 0);
+  device_scan<false>(launcher, nullptr, scan1_bytes, places1, places1_count, places1, plus{}, count_t(0), true);
+  void* scan1_temp = carve.take<unsigned char>(by_buckets ? scan1_bytes : 0);
+  device_scan<false>(launcher, nullptr, scan2_bytes, places2, places2_count, places2, plus{}, count_t(0), true);
+  void* scan2_temp = carve.take<unsigned char>(by_buckets ? scan2_bytes : 0);
   const std::size_t by_bucket = by_buckets ? std::size_t(items) : 0;  // the keys with their indices, by bucket, then by piece
-  T* keys = carve.take<T>(by_bucket);
-  index_t* index = carve.take<index_t>(by_bucket);
+  T* keys1 = carve.take<T>(by_bucket);
+  index_t* index1 = carve.take<index_t>(by_bucket);
   T* keys2 = carve.take<T>(by_bucket);
   index_t* index2 = carve.take<index_t>(by_bucket);
   if (n < 0) return launcher.invalid_value;  // the size query too
@@ -678,22 +641,36 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
         e != launcher.success)
       return e;
   }
-  if (n > 0 && by_buckets) {  // launched always; each returns at once where the first set held every key
-    using counter_t = bucket_count<In, Packed>;
-    if (auto e = launcher.run(unsigned(partition_blocks), counter_t::Threads, counter_t{in, n, range, buckets, flags, places},
-                              counter_t::shared_bytes);
+  if (n > 0 && by_buckets) {  // launched always; each kernel returns at once where the first set held every key
+    const unsigned bucket_bits = highest_bit(buckets), piece_bits = highest_bit(pieces);
+    const partition_pass<In, Packed> level1{in, nullptr, n, nullptr, 0, 1, resident, 0, bucket_bits, flags};
+    if (auto e = launcher.run(unsigned(resident), count1_t::Threads, count1_t{level1, places1}, count1_t::shared_bytes);
         e != launcher.success)
       return e;
-    if (auto e = device_scan<false>(launcher, place_scan_temp, place_scan_bytes, places, place_count, places, plus{}, count_t(0), true);
+    if (auto e = device_scan<false>(launcher, scan1_temp, scan1_bytes, places1, places1_count, places1, plus{}, count_t(0), true);
         e != launcher.success)
       return e;
-    if (auto e = launcher.run(unsigned(partition_blocks), scatter_t::Threads, scatter_t{in, n, range, buckets, flags, places, keys, index},
-                              scatter_t::shared_bytes);
+    if (auto e = launcher.run(unsigned(resident), scatter1_t::Threads, scatter1_t{level1, places1, keys1, index1}, scatter1_t::shared_bytes);
         e != launcher.success)
       return e;
-    const unsigned long long slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
-    const dedup_t dedup{buckets, flags, places, partition_blocks, n, keys, index, keys2, index2, bits, slots};
-    if (auto e = launcher.run(buckets, dedup_t::Threads, dedup, dedup_t::shared_bytes); e != launcher.success) return e;
+    // Level 2: bucket b (places1[b x resident] on) to its pieces.
+    const partition_pass<const T*, Packed> level2{keys1, index1, n, places1, resident, count_t(buckets), per_bucket,
+                                                   bucket_bits, piece_bits, flags};
+    const unsigned grid2 = unsigned(count_t(buckets) * per_bucket);
+    if (auto e = launcher.run(grid2, count2_t::Threads, count2_t{level2, places2}, count2_t::shared_bytes); e != launcher.success)
+      return e;
+    if (auto e = device_scan<false>(launcher, scan2_temp, scan2_bytes, places2, places2_count, places2, plus{}, count_t(0), true);
+        e != launcher.success)
+      return e;
+    if (auto e = launcher.run(grid2, scatter2_t::Threads, scatter2_t{level2, places2, keys2, index2}, scatter2_t::shared_bytes);
+        e != launcher.success)
+      return e;
+    const dedup_t dedup{flags, places2, per_bucket, count_t(buckets) * pieces, n, bucket_bits + piece_bits, keys2, index2, bits, set_slots};
+    const count_t waves = 8 * count_t(sms) * dedup_t::MinBlocksPerSM;
+    const count_t dedup_grid = waves < count_t(buckets) * pieces ? waves : count_t(buckets) * pieces;
+    if (auto e = launcher.run(unsigned(dedup_grid), dedup_t::Threads, dedup, dedup_t::shared_bytes);
+        e != launcher.success)
+      return e;
   }
   if (n > 0) {
     using mark_t = mark_first_occurrences<T, Packed>;

@@ -227,9 +227,11 @@ struct distinct_tuning {
 #endif
   static constexpr unsigned first_set_load_eighths = 3;
   static constexpr unsigned long long max_probes = 512;  // linear probing at load 0.75 in 2^22 slots: at most ~175 (CPU model)
-  // Past one set's size: the keys partitioned by hash into buckets of about bucket_items
-  // (at most max_buckets of them), a block per bucket, whose set in shared memory has
-  // bucket_set_bytes (so two blocks fit a multiprocessor).
+  // Past the first set: the keys partitioned by hash into buckets of about bucket_items (at
+  // most max_buckets of them), each into at most max_buckets pieces of about half a set of
+  // bucket_set_bytes in a block's shared memory (three blocks fit a multiprocessor). Past
+  // 2^28 4-byte keys (2^27 8-byte ones) the pieces outgrow their sets and are done in 2, 4, ...
+  // passes each.
   static constexpr unsigned long long bucket_items = 4096;
   static constexpr unsigned max_buckets = 256;
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
