@@ -612,6 +612,58 @@ void check_grid_chain_compact(unsigned blocks, std::mt19937_64& g) {
                        "chained grid, " + std::to_string(blocks) + " blocks x " + std::to_string(Threads) + " threads");
 }
 
+// x -> a x + b (mod 2^32) as one word (a the low half, b the high half); f, then g.
+struct affine_then {
+  TILEKIT_HD unsigned long long operator()(unsigned long long f, unsigned long long g) const {
+    const unsigned fa = unsigned(f), fb = unsigned(f >> 32), ga = unsigned(g), gb = unsigned(g >> 32);
+    return (static_cast<unsigned long long>(ga * fb + gb) << 32) | static_cast<unsigned long long>(ga * fa);
+  }
+};
+
+// The decoupled look-back alone (grid/detail/look_back.cuh), one chunk per block of 32
+// threads: chunk c's aggregate is values[c], its prefix (op over the values before it,
+// after init) goes to out[c]. With pauses (patient) or without; counts (T = count_t,
+// plus, a bound on the aggregates) take the 32-bit window sum.
+template <class T, class Op, class States, tilekit::detail::count_t MaxAggregate = 0>
+struct look_back_body {
+  const T* values;
+  T* out;
+  unsigned* words;  // the chunk states' words, zeroed
+  Op op;
+  T init;
+  bool patient;
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<32>();
+    const tilekit::detail::count_t chunk = ctx.grid().block_rank();
+    States states{words, words + States::flag_words * ctx.grid().num_blocks()};
+    tilekit::detail::look_back<decltype(block), T, Op, States, MaxAggregate> back{block, states, chunk, op, init, true, patient};
+    const T prefix = back(values[chunk]);
+    if (block.thread_rank() == 0) out[chunk] = prefix;
+  }
+};
+
+template <class T, class Op, tilekit::detail::count_t MaxAggregate = 0>
+void check_look_back(unsigned blocks, Op op, T init, const std::vector<T>& values, const std::string& what) {
+  using states_t = tilekit::detail::chunk_states<T>;
+  for (bool patient : {false, true}) {
+    grid_buf<T> d_values(values), d_out(blocks, poison<T>());
+    grid_buf<unsigned> words(std::size_t(blocks) * (states_t::flag_words + states_t::value_words), 0u);
+    ::backend::run(blocks, 32,
+                   look_back_body<T, Op, states_t, MaxAggregate>{d_values.data(), d_out.data(), words.data(), op, init, patient});
+    const auto got = d_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " look-back " << what << ", " << blocks << " chunks"
+                                       << (patient ? ", patient" : "") << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      mismatch_log log;
+      T want = init;
+      for (unsigned c = 0; c < blocks; ++c) {
+        if (!(got[c] == want)) log.expect(got[c], want, "chunk " + std::to_string(c));
+        want = op(want, values[c]);
+      }
+    }
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(grid_level)
@@ -676,6 +728,23 @@ BOOST_AUTO_TEST_CASE(chained_scans_and_compact) {
     tk_test::check_grid_chain<32>(blocks, tk_test::custom_max{}, -5000, g, "int custom max");
     tk_test::check_grid_chain_compact<128>(blocks, g);
     tk_test::check_grid_chain_compact<80>(blocks, g);
+  }
+}
+
+// The look-back's walk over one window and several (past chunk 0's), a non-commutative
+// operator in the fenced (16-byte) and paired (8-byte) layouts, and counts in 32-bit
+// window sums.
+BOOST_AUTO_TEST_CASE(look_back_windows) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (unsigned blocks : {1u, 2u, 33u, 130u, 300u}) {
+    tk_test::check_look_back(blocks, tk_test::mat_mul{}, tk_test::mat2{1, 2, 0, 1}, tk_test::grid_values<tk_test::mat2>(blocks, g),
+                             "2x2 matrix product");
+    std::vector<unsigned long long> words(blocks);
+    for (auto& w : words) w = g();  // x -> a x + b mod 2^32, a and b the two halves
+    tk_test::check_look_back(blocks, tk_test::affine_then{}, 1ull, words, "affine maps");
+    std::vector<tilekit::detail::count_t> counts(blocks);
+    for (auto& c : counts) c = tilekit::detail::count_t(g() % 4001);
+    tk_test::check_look_back<tilekit::detail::count_t, tilekit::plus, 4000>(blocks, tilekit::plus{}, 5, counts, "counts");
   }
 }
 
