@@ -22,8 +22,10 @@ struct same_mod_5 {
   TILEKIT_HD bool operator()(int a, int b) const { return a % 5 == b % 5; }
 };
 
+/// shape: -1 the public dispatch (which picks the blocks' shape by n), 0 / 1 blocks of the
+/// narrow / wide shape (by_key_kernel's WideBlocks) whatever n.
 template <class V, class Op, class Eq, class K = int>
-void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what) {
+void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what, int shape = -1) {
   auto g = rng_for(next_salt());
   // run_kind 0: runs of 1-3; 1: long runs (a new key with probability 1/500); 2: every item its own run.
   // A new key is the last plus 1-3 (wrapping in narrow key types: still a different key).
@@ -50,17 +52,26 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   rbkbuf<long long> num(1, poison<long long>());
   const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
-                                              num.data(), op, eq) == launcher.success);
+  auto call = [&](void* temp) {
+    if (shape == 0)
+      return tilekit::detail::reduce_by_key_blocks<false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                          v_out.data(), num.data(), op, eq);
+    if (shape == 1)
+      return tilekit::detail::reduce_by_key_blocks<true>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                         v_out.data(), num.data(), op, eq);
+    return tilekit::device_reduce_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
+                                         num.data(), op, eq);
+  };
+  BOOST_REQUIRE(call(nullptr) == launcher.success);
   rbkbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                               v_out.data(), num.data(), op, eq);
+  const auto e = call(temp.data());
   ::backend::sync();
   const auto got_keys = k_out.to_host();
   const auto got_values = v_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<K>() << " keys, " << type_name<V>()
-                                     << " values, n=" << n << " runs kind "
-                                     << run_kind << ", TILEKIT_TEST_SEED=" << base_seed()) {
+                                     << " values, n=" << n << " runs kind " << run_kind
+                                     << (shape < 0 ? "" : shape == 0 ? ", narrow blocks" : ", wide blocks")
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
     mismatch_log log;
@@ -126,21 +137,39 @@ BOOST_AUTO_TEST_SUITE(device_reduce_by_key)
 
 BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
   using namespace tk_test;
-  using kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*, long long*, tilekit::plus,
-                                                        tilekit::equal_to>;
-  const std::int64_t chunk = kernel::chunk_items;
-  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
-  for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(9), chunk - 1, chunk, chunk + 1,
-                         33 * chunk + 7, max_n}) {
-    for (unsigned run_kind : {0u, 1u, 2u}) {
-      check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus");
-      check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product");
+  // Each shape of blocks around its own chunk, whatever n the dispatch would pick it for.
+  for (int wide : {0, 1}) {
+    using narrow_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
+                                                         long long*, tilekit::plus, tilekit::equal_to, false>;
+    using wide_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
+                                                       long long*, tilekit::plus, tilekit::equal_to, true>;
+    const std::int64_t chunk = wide ? wide_kernel::chunk_items : narrow_kernel::chunk_items;
+    for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(9), chunk - 1, chunk, chunk + 1,
+                           33 * chunk + 7}) {
+      for (unsigned run_kind : {0u, 1u, 2u}) {
+        check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus", wide);
+        check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product", wide);
+      }
+      check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5", wide);
+      // Key and value types (sums wrap in narrow types alike on both sides; floating point: max / min, exact)
+      check_reduce_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, 0, tilekit::plus{}, tilekit::equal_to{}, "plus",
+                                                                                wide);
+      check_reduce_by_key<double, tilekit::maximum, tilekit::equal_to, long long>(n, 1, tilekit::maximum{}, tilekit::equal_to{},
+                                                                                  "max", wide);
+      check_reduce_by_key<float, tilekit::minimum, tilekit::equal_to, unsigned char>(n, 0, tilekit::minimum{}, tilekit::equal_to{},
+                                                                                     "min", wide);
+      check_reduce_by_key<long long, tilekit::plus, tilekit::equal_to, long long>(n, 2, tilekit::plus{}, tilekit::equal_to{},
+                                                                                  "plus", wide);
     }
-    check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5");
-    // Key and value types (sums wrap in narrow types alike on both sides; floating point: max / min, exact)
-    check_reduce_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, 0, tilekit::plus{}, tilekit::equal_to{}, "plus");
-    check_reduce_by_key<double, tilekit::maximum, tilekit::equal_to, long long>(n, 1, tilekit::maximum{}, tilekit::equal_to{}, "max");
-    check_reduce_by_key<float, tilekit::minimum, tilekit::equal_to, unsigned char>(n, 0, tilekit::minimum{}, tilekit::equal_to{}, "min");
+  }
+  // The public dispatch: the largest n the device holds, and either side of where it
+  // changes shape (where the device holds it).
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  for (std::int64_t n : {max_n, std::int64_t(tilekit::reduce_by_key_tuning::narrow_from) - 1,
+                         std::int64_t(tilekit::reduce_by_key_tuning::narrow_from)}) {
+    if (n > max_n) continue;
+    for (unsigned run_kind : {0u, 1u, 2u}) check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus");
+    check_reduce_by_key<mat2>(n, 0, mat_mul{}, tilekit::equal_to{}, "matrix product");
     check_reduce_by_key<long long, tilekit::plus, tilekit::equal_to, long long>(n, 2, tilekit::plus{}, tilekit::equal_to{}, "plus");
   }
 }
@@ -173,7 +202,7 @@ BOOST_AUTO_TEST_CASE(scans_by_key) {
 BOOST_AUTO_TEST_CASE(padding_past_n_is_never_combined) {
   using namespace tk_test;
   using reduce_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
-                                                       long long*, tilekit::plus, tilekit::equal_to>;
+                                                       long long*, tilekit::plus, tilekit::equal_to, false>;
   using scan_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::inclusive_scan, const int*, const int*, int*, int*,
                                                      long long*, tilekit::plus, tilekit::equal_to>;
   const int big = std::numeric_limits<int>::max();
@@ -186,16 +215,22 @@ BOOST_AUTO_TEST_CASE(padding_past_n_is_never_combined) {
         v_out(std::size_t(n) + 1, poison<int>());
     rbkbuf<long long> num(1, poison<long long>());
     std::size_t bytes = 0;
-    BOOST_REQUIRE(tilekit::device_reduce_by_key(launcher, nullptr, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
-                                                num.data(), tilekit::plus{}, tilekit::equal_to{}) == launcher.success);
-    rbkbuf<unsigned char> temp(bytes, 0xCD);
-    BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
-                                             num.data(), tilekit::plus{}, tilekit::equal_to{}) == launcher.success);
-    ::backend::sync();
-    BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key, n=" << n) {
-      BOOST_TEST(num.to_host()[0] == n);
-      const auto got = v_out.to_host();
-      BOOST_TEST(std::count(got.begin(), got.begin() + n, big) == n);
+    for (bool wide : {false, true}) {  // ReduceByKey in either shape of blocks
+      auto reduce = [&](void* t) {
+        return wide ? tilekit::detail::reduce_by_key_blocks<true>(launcher, t, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                                  v_out.data(), num.data(), tilekit::plus{}, tilekit::equal_to{})
+                    : tilekit::detail::reduce_by_key_blocks<false>(launcher, t, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                                   v_out.data(), num.data(), tilekit::plus{}, tilekit::equal_to{});
+      };
+      BOOST_REQUIRE(reduce(nullptr) == launcher.success);
+      rbkbuf<unsigned char> temp(bytes, 0xCD);
+      BOOST_TEST(reduce(temp.data()) == launcher.success);
+      ::backend::sync();
+      BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key, n=" << n << (wide ? ", wide blocks" : ", narrow blocks")) {
+        BOOST_TEST(num.to_host()[0] == n);
+        const auto got = v_out.to_host();
+        BOOST_TEST(std::count(got.begin(), got.begin() + n, big) == n);
+      }
     }
     for (bool inclusive : {true, false}) {
       rbkbuf<int> out(std::size_t(n) + 1, poison<int>());

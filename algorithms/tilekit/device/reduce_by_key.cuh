@@ -112,24 +112,36 @@ struct narrow_prefix {
 // Keys and values are read warp-striped (each load instruction of a warp reads 32
 // consecutive items, 16-byte vectors where aligned) and turned blocked through the
 // warp's shared slots; the scans' outputs go back the same way.
-template <by_key Mode, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Op, class Eq>
+// WideBlocks: blocks of reduce_by_key_tuning::scan_threads, else of ::threads (ReduceByKey
+// from ::narrow_from items).
+template <by_key Mode, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Op, class Eq,
+          bool WideBlocks = Mode != by_key::reduce>
 struct by_key_kernel {
   using K = value_of<KeysIn>;
   using V = value_of<ValuesIn>;
   using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
   using local_t = run_sum<V, unsigned>;    // inside a chunk
   using states_t = run_sum_states_t<V>;
-  static constexpr unsigned Threads =
-      Mode == by_key::reduce ? reduce_by_key_tuning::threads : reduce_by_key_tuning::scan_threads;
+  static constexpr unsigned Threads = WideBlocks ? reduce_by_key_tuning::scan_threads : reduce_by_key_tuning::threads;
   static constexpr unsigned Items = reduce_by_key_tuning::items;
   static constexpr unsigned MinBlocksPerSM =  // the registers' bound
-      Mode == by_key::reduce ? reduce_by_key_tuning::blocks_per_sm : reduce_by_key_tuning::scan_blocks_per_sm;
+      WideBlocks ? reduce_by_key_tuning::scan_blocks_per_sm : reduce_by_key_tuning::blocks_per_sm;
   static constexpr count_t chunk_items = count_t(Threads) * Items;
-  using transpose = warp_transpose<Items>;
+  static constexpr unsigned Warps = Threads / 32;
+  using transpose = warp_transpose<Items>;  // item by item; whole aligned stretches: warp_vector_transpose
   static constexpr unsigned slot_bytes = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
+  // Reduce: a chunk's run keys and aggregates gathered in shared memory, then written
+  // out by the block in order (coalesced), rather than each by the thread of its item.
+  // The keys stay in their own exchange slots for it; the values' slots then hold the
+  // aggregates (slot j + 1: run j of the chunk, slot 0 the run begun before it).
+  static constexpr bool staged = Mode == by_key::reduce && sizeof(K) <= 8 && sizeof(V) <= 8;
   struct shared_t {
     scan_storage<local_t, Threads> scan;
-    alignas(16) raw_slots<unsigned char, (Threads / 32) * transpose::slots * slot_bytes> exchange;  // per warp: keys, then values
+    // per warp: keys, then values (staged: values only; their slots then the aggregates)
+    alignas(16) raw_slots<unsigned char, Warps * transpose::slots * slot_bytes> exchange;
+    alignas(16) raw_slots<K, staged ? Warps * transpose::slots : 1> key_exchange;  // staged: the keys, per warp
+    raw_slots<K, staged ? unsigned(chunk_items) : 1> run_keys;  // staged: run j's key, for the runs begun in the chunk
+    unsigned run_counts[2];  // staged: the chunk's runs begun (before n), aggregate slots filled + 1
     raw_slots<unsigned char, Threads> first_is_head;  // whether each thread's first item is a head
     raw_slots<local_t, Mode == by_key::exclusive_scan ? Threads : 1> last;  // exclusive scan: each thread's last inclusive pair
     raw_slots<pair_t, 1> chunk_prefix;                 // the chunk's exclusive prefix (chunks after the first)
@@ -157,17 +169,18 @@ struct by_key_kernel {
     const count_t warp_base = base + count_t(warp.meta_group_rank()) * 32 * Items;
     const count_t first = warp_base + count_t(lane) * Items;  // this thread's first item
     unsigned char* slots = &shared.exchange.bytes[warp.meta_group_rank() * transpose::slots * slot_bytes];
+    K* key_slots = staged ? &shared.key_exchange[warp.meta_group_rank() * transpose::slots] : reinterpret_cast<K*>(slots);
 
     // Items past n: the chunk's first key and value, each a head of its own, so that op never
     // combines them (with anything): the last chunk's padding would otherwise add into its
     // last run, e.g. overflowing a signed sum. No item before n, nor any output, sees them.
     bool head[Items];
+    bool key_vectors;  // whether key_slots hold the keys in the vector layout
     {
       K keys[Items];
-      K* key_slots = reinterpret_cast<K*>(slots);
-      load_blocked(warp, keys_in, warp_base, base, keys, key_slots);
+      key_vectors = load_blocked(warp, keys_in, warp_base, base, keys, key_slots);
       K previous = keys[0];
-      if (lane > 0) previous = key_slots[transpose::padded(lane * Items - 1)];
+      if (lane > 0) previous = key_slots[slot_of<KeysIn>(lane * Items - 1, key_vectors)];
       else if (first > 0 && first <= n) previous = K(keys_in[first - 1]);
       // Two ways to write it, each the faster for its mode (H200, int32 at 2^24 / 2^28, speed
       // against the heads not set past n, which overflow: ReduceByKey 0.98 / 0.98 this way and
@@ -188,7 +201,7 @@ struct by_key_kernel {
           TILEKIT_UNROLL
           for (unsigned k = 0; k < Items; ++k) head[k] = head[k] || first + k >= n;
       }
-      warp.sync();  // every lane has read its keys before the values take the slots
+      if constexpr (!staged) warp.sync();  // every lane has read its keys before the values take the slots
     }
     local_t items[Items];
     {
@@ -225,27 +238,69 @@ struct by_key_kernel {
     if (after >= n) next_is_head = true;
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
     else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k) {
-      const count_t i = first + k;
-      if (i >= n) break;
-      const count_t run = runs_before + items[k].heads - 1;
-      if (head[k]) keys_out[run] = keys_in[i];
-      const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
-      if (last) aggregates_out[run] = items[k].value;
-      if (i == n - 1) *num_out = runs_before + items[k].heads;
+    if constexpr (staged) {
+      scatter_staged(block, shared, items, head, next_is_head, key_slots, key_vectors, reinterpret_cast<V*>(shared.exchange.bytes),
+                     base, first, rank, lane, runs_before);
+    } else {
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) {
+        const count_t i = first + k;
+        if (i >= n) break;
+        const count_t run = runs_before + items[k].heads - 1;
+        if (head[k]) keys_out[run] = keys_in[i];
+        const bool last = k + 1 < Items ? (i + 1 >= n || head[k + 1]) : next_is_head;
+        if (last) aggregates_out[run] = items[k].value;
+        if (i == n - 1) *num_out = runs_before + items[k].heads;
+      }
     }
   }
 
+  // Reduce, staged: the chunk's runs gathered in shared memory, then stored in order. Run j
+  // begun in the chunk (items[k].heads == j + 1 at its head) has its key at run_keys[j];
+  // a run's last item puts its aggregate at ends[heads] (0: the run begun in an earlier
+  // chunk). The thread of the chunk's last item before n says how many of each there are.
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Block>
+  TILEKIT_HD void scatter_staged(const Block& block, shared_t& shared, const local_t (&items)[Items], const bool (&head)[Items],
+                                 bool next_is_head, const K* key_slots, bool key_vectors, V* ends, count_t base,
+                                 count_t first, unsigned rank, unsigned lane, count_t runs_before) const {
+    const count_t left = n - first;  // this thread's items before n (if below Items)
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k) {
+      if (count_t(k) >= left) break;
+      if (head[k]) shared.run_keys[items[k].heads - 1] = key_slots[slot_of<KeysIn>(lane * Items + k, key_vectors)];
+      // (items past n are heads: item n - 1 ends its run)
+      if (k + 1 < Items ? head[k + 1] : next_is_head) ends[items[k].heads] = items[k].value;
+    }
+    if (left > 0 && (left <= count_t(Items) || rank + 1 == Threads)) {  // the chunk's last item before n
+      const unsigned last = left < count_t(Items) ? unsigned(left) - 1 : Items - 1;
+      unsigned runs = 0;
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k)
+        if (k == last) runs = items[k].heads;
+      const bool ends_run = left <= count_t(Items) || next_is_head;
+      shared.run_counts[0] = runs;
+      shared.run_counts[1] = runs + (ends_run ? 1u : 0u);
+    }
+    block.sync();
+    const unsigned runs = shared.run_counts[0], filled = shared.run_counts[1];
+    for (unsigned j = rank; j < runs; j += Threads) keys_out[runs_before + j] = shared.run_keys[j];
+    // slot 0 holds the end of a run begun before the chunk, unless its first item is a head
+    for (unsigned j = rank + (shared.first_is_head[0] ? 1u : 0u); j < filled; j += Threads)
+      aggregates_out[runs_before + j - 1] = ends[j];
+    if (rank == 0 && n - base <= chunk_items) *num_out = runs_before + runs;
+  }
+
   // The warp's stretch of Items * 32 items from warp_base, blocked in items (past n: in[fill]),
-  // read warp-striped through slots: 16-byte vectors when the stretch is whole and aligned.
+  // read warp-striped through slots: 16-byte vectors when the stretch is whole and aligned
+  // (returns true: slots then hold the vector layout, else the padded one; see slot_of).
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Warp, class It, class T>
-  TILEKIT_HD void load_blocked(const Warp& warp, It in, count_t warp_base, count_t fill, T (&items)[Items], T* slots) const {
-    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0) {
+  TILEKIT_HD bool load_blocked(const Warp& warp, It in, count_t warp_base, count_t fill, T (&items)[Items], T* slots) const {
+    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0 && vector_items<It>() > 1) {
       if (n - warp_base >= count_t(32 * Items) && reinterpret_cast<std::uintptr_t>(in + warp_base) % 16 == 0) {
-        transpose::template load_vectors_to_blocked<vector_items<It>()>(warp, in + warp_base, items, slots);
-        return;
+        warp_vector_transpose<Items, vector_items<It>()>::load_vectors_to_blocked(warp, in + warp_base, items, slots);
+        return true;
       }
     }
     const unsigned lane = warp.thread_rank();
@@ -257,6 +312,16 @@ struct by_key_kernel {
     warp.sync();
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) items[k] = slots[transpose::padded(lane * Items + k)];
+    return false;
+  }
+  // Where item i of a warp's stretch lives in the slots load_blocked filled from It.
+  template <class It>
+  TILEKIT_HD static unsigned slot_of(unsigned i, bool vectors) {
+    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0 && vector_items<It>() > 1) {
+      constexpr unsigned vec = vector_items<It>();
+      if (vectors) return warp_vector_transpose<Items, vec>::swizzled(i / vec) * vec + i % vec;
+    }
+    return transpose::padded(i);
   }
 
   // The scans' outputs: the inclusive prefix's value, or init op the item before's,
@@ -320,6 +385,25 @@ typename Launcher::error_type run_by_key(const Launcher& launcher, void* temp, s
 }
 }  // namespace detail
 
+namespace detail {
+// ReduceByKey in blocks of one shape (by_key_kernel's WideBlocks); device_reduce_by_key picks it.
+template <bool WideBlocks, class Launcher, class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op,
+          class Eq>
+typename Launcher::error_type reduce_by_key_blocks(const Launcher& launcher, void* temp, std::size_t& temp_bytes, KeysIn keys_in,
+                                                   ValuesIn values_in, count_t n, KeysOut keys_out, AggregatesOut aggregates_out,
+                                                   NumOut num_out, Op op, Eq eq) {
+  using body_t = by_key_kernel<by_key::reduce, KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq, WideBlocks>;
+  const bool args_ok = !is_null(num_out) &&
+                       (n <= 0 || !(is_null(keys_in) || is_null(values_in) || is_null(keys_out) || is_null(aggregates_out)));
+  return run_by_key<body_t>(
+      launcher, temp, temp_bytes, n, args_ok,
+      [&](const auto& states) {
+        return body_t{keys_in, values_in, n, keys_out, aggregates_out, num_out, op, value_of<ValuesIn>{}, eq, states};
+      },
+      [&] { return launcher.run(1, 1, write_no_runs<NumOut>{num_out}); });
+}
+}  // namespace detail
+
 /// Reduce by key's dispatch, for any launcher. With temp == nullptr it only sets
 /// temp_bytes, or answers invalid_value for n < 0 as the call does. Returns
 /// launcher.invalid_value, writing nothing, for n < 0, a null num_out, null keys,
@@ -334,16 +418,12 @@ typename Launcher::error_type device_reduce_by_key(const Launcher& launcher, voi
                 detail::wraps_pointer_v<AggregatesOut> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
     return device_reduce_by_key(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
                                 detail::unwrap(keys_out), detail::unwrap(aggregates_out), detail::unwrap(num_out), op, eq);
-  using body_t = detail::by_key_kernel<detail::by_key::reduce, KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq>;
-  const bool args_ok = !detail::is_null(num_out) &&
-                       (n <= 0 || !(detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(keys_out) ||
-                                    detail::is_null(aggregates_out)));
-  return detail::run_by_key<body_t>(
-      launcher, temp, temp_bytes, n, args_ok,
-      [&](const auto& states) {
-        return body_t{keys_in, values_in, n, keys_out, aggregates_out, num_out, op, detail::value_of<ValuesIn>{}, eq, states};
-      },
-      [&] { return launcher.run(1, 1, detail::write_no_runs<NumOut>{num_out}); });
+  // The size query and the call see the same n, so pick the same shape.
+  if (n < reduce_by_key_tuning::narrow_from)
+    return detail::reduce_by_key_blocks<true>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_out,
+                                              op, eq);
+  return detail::reduce_by_key_blocks<false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_out,
+                                             op, eq);
 }
 
 /// The by-key scans' dispatch, for any launcher: values_out[i] = op over the values of

@@ -75,12 +75,23 @@ struct reduce_by_key_tuning {
 #endif
   // The by-key scans: 256 threads, 3 blocks per SM (H200, int32, same call as 128 threads:
   // InclusiveSumByKey 1.17 / 1.14 / 1.14x CUB at 2^20 / 2^24 / 2^28, against 1.03 / 1.09 / 1.07;
-  // ReduceByKey itself 1.00 / 0.94 / 0.91 that way, against 0.88 / 0.98 / 0.96, so it keeps 128;
+  // ReduceByKey itself 1.00 / 0.94 / 0.91 that way, against 0.88 / 0.98 / 0.96, so it keeps 128
+  // from narrow_from (below);
   // perf/results/2026-12-03-h200-histogram-merge-prefetch/).
 #if !defined(TILEKIT_REDUCE_BY_KEY_THREADS)
   static constexpr unsigned scan_threads = 256, scan_blocks_per_sm = 3;
 #else
   static constexpr unsigned scan_threads = threads, scan_blocks_per_sm = blocks_per_sm;
+#endif
+  // ReduceByKey below narrow_from items runs the scans' blocks (fewer, larger chunks, where
+  // the whole grid is resident at once) and from it blocks of `threads`. H200, int32, the
+  // chunks' runs stored through shared memory, 256 / 128 threads: 1.09 / 1.12x CUB at 2^16,
+  // 1.02 / 0.89 at 2^20, 0.89 / 0.92 at 2^21, 0.99 / 1.03 at 2^22 - 2^24, 0.97 / 1.01 at 2^28
+  // (perf/results/2026-12-04-h200-by-key-shapes).
+#if defined(TILEKIT_REDUCE_BY_KEY_NARROW_FROM)
+  static constexpr long long narrow_from = TILEKIT_REDUCE_BY_KEY_NARROW_FROM;
+#else
+  static constexpr long long narrow_from = 1ll << 21;
 #endif
 };
 
