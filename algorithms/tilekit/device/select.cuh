@@ -344,6 +344,18 @@ struct count_pair_plus {
   TILEKIT_HD count_pair operator()(const count_pair& a, const count_pair& b) const {
     return {a.first + b.first, a.second + b.second};
   }
+  // The look-back's window sum (see look_back): the lanes after `from` hold chunk
+  // aggregates, each count below 2^32 / 31 (a chunk's), so they add up in two 32-bit
+  // redux.sync; lane `from`'s 64-bit counts (an inclusive prefix) are added after.
+  static constexpr bool reduces_windows = true;
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Warp>
+  TILEKIT_HD count_pair window(const Warp& warp, const count_pair& v, unsigned from) const {
+    const bool later = warp.thread_rank() > from;
+    const unsigned first = tilekit::reduce_hardware(warp, later ? static_cast<unsigned>(v.first) : 0u, plus{});
+    const unsigned second = tilekit::reduce_hardware(warp, later ? static_cast<unsigned>(v.second) : 0u, plus{});
+    return {warp.shfl(v.first, from) + count_t(first), warp.shfl(v.second, from) + count_t(second)};
+  }
 };
 // A chunk's count_pair as one 16-byte word: the flag in the top two bits above the
 // first count (below 2^62), the second count in the other word; one relaxed 16-byte
@@ -383,6 +395,7 @@ struct partition3_kernel {
   using rows = typename select_t::rows;
   static constexpr count_t warp_items = select_t::warp_items, chunk_items = select_t::chunk_items;
   static constexpr unsigned MinBlocksPerSM = select_tuning::partition3_blocks_per_sm;
+  static_assert(chunk_items * 31 < (count_t(1) << 32), "count_pair_plus::window: a chunk's counts must stay below 2^32 / 31");
   struct shared_t {
     unsigned warp_counts[2][Warps];
     count_pair chunk_prefix;

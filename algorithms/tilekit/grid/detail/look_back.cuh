@@ -224,7 +224,14 @@ TILEKIT_HD T window_reduce(const Warp& warp, const T& value, unsigned from, Op o
 // has published; the window's values from its nearest inclusive prefix on are
 // reduced (window_reduce) and the walk ends there, or goes on 32 chunks further back.
 // MaxAggregate (0: none known): a bound on every chunk's aggregate; with 64-bit
-// counts (plus), 31 aggregates below 2^32 add up in one 32-bit redux.sync.
+// counts (plus), 31 aggregates below 2^32 add up in one 32-bit redux.sync. An Op with
+// `static constexpr bool reduces_windows = true` reduces the windows itself:
+// op.window(warp, value, from), as window_reduce (e.g. counts known to be small).
+template <class Op, class = void>
+inline constexpr bool reduces_windows_v = false;
+template <class Op>
+inline constexpr bool reduces_windows_v<Op, stdx::void_t<decltype(Op::reduces_windows)>> = Op::reduces_windows;
+
 template <class Block, class T, class Op, class States = chunk_states<T>, count_t MaxAggregate = 0>
 struct look_back {
   Block block;  // by value, as everything here: nothing needs an address (no local memory)
@@ -267,6 +274,8 @@ struct look_back {
         const count_t first = warp.shfl(value, from);  // the inclusive prefix, or the window's first aggregate
         const unsigned later = lane > from ? static_cast<unsigned>(value) : 0u;
         window = first + count_t(tilekit::reduce_hardware(warp, later, plus{}));
+      } else if constexpr (reduces_windows_v<Op>) {
+        window = op.window(warp, value, from);
       } else {
         window = window_reduce(warp, value, from, op);
       }
