@@ -435,6 +435,9 @@ BOOST_AUTO_TEST_CASE(three_way_partition) {
   const auto launcher = ::backend::launcher();
   const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
+  // Tagged: the states of calls below 2^32 items (never zeroed); else those of larger ones
+  // (zeroed before the launch), here at sizes that fit.
+  for (bool tagged : {true, false})
   for (std::int64_t n : {std::int64_t(0), std::int64_t(1), tile + 1, 7 * tile - 3, max_n}) {
     for (int spread : {1000, 300, 200}) {  // every part; only small and medium; only small
       std::vector<int> h(static_cast<std::size_t>(n));
@@ -445,15 +448,20 @@ BOOST_AUTO_TEST_CASE(three_way_partition) {
           c(std::size_t(n) + 1, poison<int>());
       selbuf<std::int64_t> num(3, poison<std::int64_t>());
       std::size_t bytes = 0;
-      BOOST_REQUIRE(tilekit::device_partition_three_way(launcher, nullptr, bytes, in.data(), n, a.data(), b.data(), c.data(),
-                                                        num.data(), below_300{}, below_700{}) == launcher.success);
+      auto run = [&](void* temp) {
+        return tagged ? tilekit::detail::partition_three_way_states<true>(launcher, temp, bytes, in.data(), n, a.data(), b.data(),
+                                                                          c.data(), num.data(), below_300{}, below_700{})
+                      : tilekit::detail::partition_three_way_states<false>(launcher, temp, bytes, in.data(), n, a.data(), b.data(),
+                                                                           c.data(), num.data(), below_300{}, below_700{});
+      };
+      BOOST_REQUIRE(run(nullptr) == launcher.success);
       selbuf<unsigned char> temp(bytes, 0xCD);
-      const auto e = tilekit::device_partition_three_way(launcher, temp.data(), bytes, in.data(), n, a.data(), b.data(),
-                                                         c.data(), num.data(), below_300{}, below_700{});
+      const auto e = run(temp.data());
       ::backend::sync();
       const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
       const auto counts = num.to_host();
       BOOST_TEST_CONTEXT(::backend::name << " three-way partition n=" << n << " values below " << spread
+                                         << (tagged ? ", tagged states" : ", zeroed states")
                                          << ", TILEKIT_TEST_SEED=" << base_seed()) {
         BOOST_TEST(e == launcher.success);
         BOOST_TEST(counts[0] == std::int64_t(small.size()));
@@ -543,6 +551,51 @@ BOOST_AUTO_TEST_CASE(storage_reused_without_clearing) {
         const auto got = out.to_host();
         BOOST_TEST(std::equal(want.begin(), want.end(), got.begin()));
       }
+    }
+  }
+}
+
+// The three-way partition's tagged states, never cleared, through calls of several sizes
+// on one temporary storage: each call must ignore the states the calls before it left.
+BOOST_AUTO_TEST_CASE(three_way_partition_storage_reused) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher_later_blocks_first();  // the simulator: later chunks poll first
+  auto g = rng_for(next_salt());
+  const std::int64_t max_n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
+  std::vector<int> h(static_cast<std::size_t>(max_n));
+  for (auto& x : h) x = int(g() % 1000);
+  selbuf<int> in(h);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device_partition_three_way(launcher, nullptr, bytes, in.data(), max_n, in.data(), in.data(), in.data(),
+                                                    static_cast<std::int64_t*>(nullptr), below_300{}, below_700{}) ==
+                launcher.success);
+  selbuf<unsigned char> temp(bytes, 0xCD);
+  int call = 0;
+  // Each call from another item of h on (off a 16-byte boundary for odd calls): other
+  // counts at every chunk, so that a state left by an earlier call would show.
+  for (std::int64_t n : {max_n - 64, max_n - 64, max_n / 3 + 7, max_n - 64, std::int64_t(1000), max_n - 64}) {
+    const std::size_t from = std::size_t(call) * 4 + std::size_t(call % 2);
+    std::vector<int> small, medium, large;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int x = h[from + std::size_t(i)];
+      (x < 300 ? small : x < 700 ? medium : large).push_back(x);
+    }
+    selbuf<int> a(std::size_t(n), poison<int>()), b(std::size_t(n), poison<int>()), c(std::size_t(n), poison<int>());
+    selbuf<std::int64_t> num(2, -1);
+    std::size_t used = bytes;
+    const auto e = tilekit::device_partition_three_way(launcher, temp.data(), used, in.data() + from, n, a.data(), b.data(),
+                                                       c.data(), num.data(), below_300{}, below_700{});
+    ::backend::sync();
+    const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
+    const auto counts = num.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " three-way partition, call " << call++ << " on reused storage, n=" << n << " from item "
+                                       << from << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      BOOST_TEST(counts[0] == std::int64_t(small.size()));
+      BOOST_TEST(counts[1] == std::int64_t(medium.size()));
+      BOOST_TEST(std::equal(small.begin(), small.end(), ha.begin()));
+      BOOST_TEST(std::equal(medium.begin(), medium.end(), hb.begin()));
+      BOOST_TEST(std::equal(large.begin(), large.end(), hc.begin()));
     }
   }
 }

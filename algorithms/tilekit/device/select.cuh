@@ -381,13 +381,28 @@ struct count_pair_states {
   }
   TILEKIT_HD unsigned long long* word(count_t chunk) const { return reinterpret_cast<unsigned long long*>(values) + 2 * chunk; }
 };
+// A count_pair as one 64-bit word, each count in 32 bits: for calls of fewer than 2^32
+// items, whose counts all fit. Their states carry a launch's epoch tag beside it
+// (epoch_states' pair layout): nothing to zero, the kernel is the call's only launch.
+struct count_pair_32 {
+  TILEKIT_HD static unsigned long long bits(const count_pair& v) {
+    return static_cast<unsigned long long>(static_cast<unsigned>(v.first)) | (static_cast<unsigned long long>(v.second) << 32);
+  }
+  TILEKIT_HD static void unpack(unsigned long long b, count_pair& v) {
+    v.first = static_cast<count_t>(b & 0xffffffffull);
+    v.second = static_cast<count_t>(b >> 32);
+  }
+};
+using count_pair_epoch_states = epoch_states<count_pair, true, count_pair_32>;
 
 // The three-way partition in one pass: each item is classified once (first(x), else
 // second(x), else the rest), the warps rank both counted parts with the select's row
 // scan, the chunks chain the pair of counts by the look-back, and the three parts go
 // through the warp's slots (one after the other) to their outputs in order. The rest's
 // rank is what is left: its index minus the items of the two parts before it.
-template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>
+// Tagged (calls of fewer than 2^32 items): launch_states of 32-bit count pairs, never
+// zeroed; else count_pair_states, zeroed before the launch.
+template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second, bool Tagged = true>
 struct partition3_kernel {
   using select_t = select_kernel<false, In, FirstOut, NumOut, keep_if<First>>;  // its layout
   using T = value_of<In>;
@@ -410,21 +425,27 @@ struct partition3_kernel {
   First first;
   Second second;
   bool vector_in;
-  // Zeroed before the launch (zero_then_run), not launch_states: a pair of 64-bit counts
-  // leaves no room for a tag in one 16-byte word, and values apart from a fenced tag
-  // measured 0.78-0.92x CUB against 0.94-1.14x so at 2^16-2^28 (H200, 2026-12-03).
-  count_pair_states states;
+  // Untagged: zeroed before the launch (zero_then_run): a pair of 64-bit counts leaves no
+  // room for a tag in one 16-byte word, and values apart from a fenced tag measured
+  // 0.78-0.92x CUB against 0.94-1.14x so at 2^16-2^28 (H200, 2026-12-03).
+  stdx::conditional_t<Tagged, launch_states<count_pair, count_pair_epoch_states>, count_pair_states> states;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
     auto warp = tilekit::tiled_partition<32>(block);
     shared_t& shared = ctx.template shared<shared_t>();
     const count_t chunk = count_t(ctx.grid().block_rank());
     if (n == 0) {
       if (block.thread_rank() == 0) num_out[0] = num_out[1] = 0;
       return;
+    }
+    unsigned long long seen = 0;
+    if constexpr (Tagged) {
+      seen = states.template read_counter<be>();
+      if (block.thread_rank() == 0) states.template warm<be>(chunk);  // as the scan (scan.cuh)
     }
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
@@ -464,13 +485,20 @@ struct partition3_kernel {
       chunk_count.second += shared.warp_counts[1][v];
     }
     if (warp_index == 0) {
-      // Launched by zero_then_run: the states (the only memory it zeroes) are touched
-      // from here; the items were loaded while the zeroing ran.
-      decltype(block)::backend::wait_for_prior_grid();
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
-      look_back<decltype(block), count_pair, count_pair_plus, count_pair_states> prefix{
-          block, states, chunk, count_pair_plus{}, count_pair{0, 0}, true, patient};
-      const count_pair p = prefix(chunk_count);
+      count_pair p;
+      if constexpr (Tagged) {
+        look_back<decltype(block), count_pair, count_pair_plus, count_pair_epoch_states> prefix{
+            block, states.at(seen), chunk, count_pair_plus{}, count_pair{0, 0}, true, patient};
+        p = prefix(chunk_count);
+      } else {
+        // Launched by zero_then_run: the states (the only memory it zeroes) are touched
+        // from here; the items were loaded while the zeroing ran.
+        be::wait_for_prior_grid();
+        look_back<decltype(block), count_pair, count_pair_plus, count_pair_states> prefix{
+            block, states, chunk, count_pair_plus{}, count_pair{0, 0}, true, patient};
+        p = prefix(chunk_count);
+      }
       if (lane == 0) shared.chunk_prefix = p;
     }
     block.sync();
@@ -509,10 +537,47 @@ struct partition3_kernel {
     if (base + chunk_items >= n && block.thread_rank() == 0) {  // the last chunk knows the totals
       num_out[0] = shared.chunk_prefix.first + chunk_count.first;
       num_out[1] = shared.chunk_prefix.second + chunk_count.second;
+      // its thread 0 ran the look-back: every chunk before it has published
+      if constexpr (Tagged) states.template close<be>(seen);
     }
   }
 };
 
+}  // namespace detail
+
+namespace detail {
+// The three-way partition with one kind of chunk states (partition3_kernel's Tagged);
+// device_partition_three_way picks it by n.
+template <bool Tagged, class Launcher, class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First,
+          class Second>
+typename Launcher::error_type partition_three_way_states(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                         count_t n, FirstOut first_out, SecondOut second_out, RestOut rest_out,
+                                                         NumOut num_out, First first, Second second) {
+  using body_t = partition3_kernel<In, FirstOut, SecondOut, RestOut, NumOut, First, Second, Tagged>;
+  const count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
+  const auto storage = [&] {
+    if constexpr (Tagged) return carve_launch_states<count_pair, count_pair_epoch_states>(temp, chunks, next_call_tag());
+    else return carve_chunk_states<count_pair, count_pair_states>(temp, chunks);
+  }();
+  if (n < 0) return launcher.invalid_value;
+  if (temp == nullptr) {
+    temp_bytes = storage.bytes;
+    return launcher.success;
+  }
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || is_null(num_out) ||
+      (n > 0 && (is_null(in) || is_null(first_out) || is_null(second_out) || is_null(rest_out))))
+    return launcher.invalid_value;
+  const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
+  const body_t body{in, n, first_out, second_out, rest_out, num_out, first, second, vector_in, storage.states};
+  const unsigned blocks = unsigned(chunks > 0 ? chunks : 1);
+  if constexpr (Tagged) {
+    launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
+    return launcher.run(blocks, body_t::Threads, body, sizeof(typename body_t::shared_t));
+  } else {
+    return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0, chunks >= launch_tuning::overlap_chunks,
+                                  blocks, body_t::Threads, body, sizeof(typename body_t::shared_t));
+  }
+}
 }  // namespace detail
 
 /// The three-way partition, for any launcher: first_out gets the items x with first(x), second_out
@@ -531,22 +596,13 @@ typename Launcher::error_type device_partition_three_way(const Launcher& launche
     return device_partition_three_way(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(first_out),
                                       detail::unwrap(second_out), detail::unwrap(rest_out), detail::unwrap(num_out), first,
                                       second);
-  using body_t = detail::partition3_kernel<In, FirstOut, SecondOut, RestOut, NumOut, First, Second>;
-  const detail::count_t chunks = n > 0 ? (n + body_t::chunk_items - 1) / body_t::chunk_items : 0;
-  const auto storage = detail::carve_chunk_states<detail::count_pair, detail::count_pair_states>(temp, chunks);
-  if (n < 0) return launcher.invalid_value;
-  if (temp == nullptr) {
-    temp_bytes = storage.bytes;
-    return launcher.success;
-  }
-  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || detail::is_null(num_out) ||
-      (n > 0 && (detail::is_null(in) || detail::is_null(first_out) || detail::is_null(second_out) || detail::is_null(rest_out))))
-    return launcher.invalid_value;
-  const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
-  return launcher.zero_then_run(storage.zero_from, chunks > 0 ? storage.zero_bytes : 0,
-                                chunks >= launch_tuning::overlap_chunks, unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                                body_t{in, n, first_out, second_out, rest_out, num_out, first, second, vector_in, storage.states},
-                                sizeof(typename body_t::shared_t));
+  // Below 2^32 items every count fits in 32 bits: tagged states, one launch. The size
+  // query and the call see the same n, so pick the same states.
+  if (n < (detail::count_t(1) << 32))
+    return detail::partition_three_way_states<true>(launcher, temp, temp_bytes, in, n, first_out, second_out, rest_out, num_out,
+                                                    first, second);
+  return detail::partition_three_way_states<false>(launcher, temp, temp_bytes, in, n, first_out, second_out, rest_out, num_out,
+                                                   first, second);
 }
 
 /// Unique by key, for any launcher: keys_out / values_out get the first key of every run
