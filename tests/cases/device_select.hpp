@@ -421,7 +421,10 @@ BOOST_AUTO_TEST_CASE(three_way_partition_types) {
   auto g = rng_for(next_salt());
   const std::int64_t tile = tilekit::detail::partition3_kernel<const int*, int*, int*, int*, std::int64_t*, digit_below_3,
                                                                digit_below_7>::chunk_items;
-  for (std::int64_t n : {std::int64_t(1), tile - 1, 3 * tile + 1, std::int64_t(::backend::device_max_items() / 4)}) {
+  // (and either side of where the dispatch changes states, where the device holds it)
+  const std::int64_t max_n = std::int64_t(::backend::device_max_items()), switch_n = tilekit::select_tuning::partition3_tagged_below;
+  for (std::int64_t n : {std::int64_t(1), tile - 1, 3 * tile + 1, max_n / 4, switch_n - 1, switch_n}) {
+    if (n > max_n) continue;
     check_three_way_typed<unsigned char>(n, 0, g);
     check_three_way_typed<int>(n, 1, g);  // off a 16-byte boundary: item by item
     check_three_way_typed<double>(n, 0, g);
@@ -566,9 +569,9 @@ BOOST_AUTO_TEST_CASE(three_way_partition_storage_reused) {
   for (auto& x : h) x = int(g() % 1000);
   selbuf<int> in(h);
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_partition_three_way(launcher, nullptr, bytes, in.data(), max_n, in.data(), in.data(), in.data(),
-                                                    static_cast<std::int64_t*>(nullptr), below_300{}, below_700{}) ==
-                launcher.success);
+  BOOST_REQUIRE(tilekit::detail::partition_three_way_states<true>(launcher, nullptr, bytes, in.data(), max_n, in.data(), in.data(),
+                                                                   in.data(), static_cast<std::int64_t*>(nullptr), below_300{},
+                                                                   below_700{}) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0xCD);
   int call = 0;
   // Each call from another item of h on (off a 16-byte boundary for odd calls): other
@@ -583,8 +586,8 @@ BOOST_AUTO_TEST_CASE(three_way_partition_storage_reused) {
     selbuf<int> a(std::size_t(n), poison<int>()), b(std::size_t(n), poison<int>()), c(std::size_t(n), poison<int>());
     selbuf<std::int64_t> num(2, -1);
     std::size_t used = bytes;
-    const auto e = tilekit::device_partition_three_way(launcher, temp.data(), used, in.data() + from, n, a.data(), b.data(),
-                                                       c.data(), num.data(), below_300{}, below_700{});
+    const auto e = tilekit::detail::partition_three_way_states<true>(launcher, temp.data(), used, in.data() + from, n, a.data(),
+                                                                     b.data(), c.data(), num.data(), below_300{}, below_700{});
     ::backend::sync();
     const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
     const auto counts = num.to_host();

@@ -400,8 +400,9 @@ using count_pair_epoch_states = epoch_states<count_pair, true, count_pair_32>;
 // scan, the chunks chain the pair of counts by the look-back, and the three parts go
 // through the warp's slots (one after the other) to their outputs in order. The rest's
 // rank is what is left: its index minus the items of the two parts before it.
-// Tagged (calls of fewer than 2^32 items): launch_states of 32-bit count pairs, never
-// zeroed; else count_pair_states, zeroed before the launch.
+// Tagged (calls of fewer than 2^32 items; see select_tuning::partition3_tagged_below):
+// launch_states of 32-bit count pairs, never zeroed; else count_pair_states, zeroed
+// before the launch.
 template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second, bool Tagged = true>
 struct partition3_kernel {
   using select_t = select_kernel<false, In, FirstOut, NumOut, keep_if<First>>;  // its layout
@@ -596,9 +597,10 @@ typename Launcher::error_type device_partition_three_way(const Launcher& launche
     return device_partition_three_way(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(first_out),
                                       detail::unwrap(second_out), detail::unwrap(rest_out), detail::unwrap(num_out), first,
                                       second);
-  // Below 2^32 items every count fits in 32 bits: tagged states, one launch. The size
-  // query and the call see the same n, so pick the same states.
-  if (n < (detail::count_t(1) << 32))
+  // Tagged states (every count in 32 bits) for smaller calls, zeroed ones from
+  // select_tuning::partition3_tagged_below items. The size query and the call see the
+  // same n, so pick the same states.
+  if (n < select_tuning::partition3_tagged_below)
     return detail::partition_three_way_states<true>(launcher, temp, temp_bytes, in, n, first_out, second_out, rest_out, num_out,
                                                     first, second);
   return detail::partition_three_way_states<false>(launcher, temp, temp_bytes, in, n, first_out, second_out, rest_out, num_out,

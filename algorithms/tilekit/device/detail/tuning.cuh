@@ -111,6 +111,19 @@ struct select_tuning {
   // 0.96 / 1.10 / 1.15; 6 blocks (also 72 registers) 0.96 / 1.11 / 1.16.
   static constexpr unsigned partition3_blocks_per_sm = 7;
 #endif
+  // The three-way partition's states below partition3_tagged_below items: tagged (one
+  // launch, nothing zeroed), else zeroed before the launch. On the H200 (int32, against the
+  // faster CUB): tagged 1.12 / 1.06 / 1.09 / 1.10x at 2^16 / 2^20 / 2^24 / 2^28, zeroed
+  // 1.05 / 0.98 / 1.13 / 1.19 (perf/results/2026-12-04-h200), and zeroed against CUB 3.0.1
+  // 1.12 / 1.04 / 1.11x at 2^21 / 2^22 / 2^23 (perf/results/2026-12-04-h200-by-key-shapes).
+  // The tagged kernel spills 36 bytes at 72 registers (ptxas; the zeroed one none), likely
+  // why it trails from 2^24 (reading the launch counter only in warp 0 still spills 28).
+#if defined(TILEKIT_PARTITION3_TAGGED_BELOW)
+  static constexpr long long partition3_tagged_below = TILEKIT_PARTITION3_TAGGED_BELOW;
+#else
+  static constexpr long long partition3_tagged_below = 1ll << 21;
+#endif
+  static_assert(partition3_tagged_below <= (1ll << 32), "tagged three-way partition states hold 32-bit counts");
 };
 
 struct run_length_encode_tuning {
