@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # cmp.py DIR NAME... : for each json DIR/NAME*.json (repeated runs NAME.1.json NAME.2.json), median time per row;
 # prints per benchmark (algo/type/log) tilekit time and cub/tilekit ratio for each NAME.
 import json, sys, glob, statistics, collections
@@ -23,5 +24,5 @@ for key in sorted(rows, key=lambda k: (k.split('/')[0], k.split('/')[1], int(k.s
     for nm in names:
         r = rows[key].get(nm, {})
         t = r.get("tilekit"); c = r.get("cub") or r.get("cub_latest")
-        line += "%18s" % (("%.1fus %.3f" % (t / 1000, c / t)) if t and c else "-")
+        line += "%18s" % (("%.1fus %.3f" % (t / 1000, c / t)) if t and c else "-")  # real_time is in ns
     print(line)
