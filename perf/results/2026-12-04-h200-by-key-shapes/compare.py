@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# cmp.py DIR NAME... : for each json DIR/NAME*.json (repeated runs NAME.1.json NAME.2.json), median time per row;
+# compare.py DIR NAME...: for each DIR/NAME.*.json (repeated runs NAME.1.json, NAME.2.json), the median time per row;
 # prints per benchmark (algo/type/log) tilekit time and cub/tilekit ratio for each NAME.
 import json, sys, glob, statistics, collections
 d = sys.argv[1]; names = sys.argv[2:]
