@@ -383,9 +383,7 @@ typename Launcher::error_type run_by_key(const Launcher& launcher, void* temp, s
   return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
                                 unsigned(chunks), Body::Threads, make(storage.states), sizeof(typename Body::shared_t));
 }
-}  // namespace detail
 
-namespace detail {
 // ReduceByKey in blocks of one shape (by_key_kernel's WideBlocks); device_reduce_by_key picks it.
 template <bool WideBlocks, class Launcher, class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op,
           class Eq>

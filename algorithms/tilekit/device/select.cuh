@@ -544,11 +544,8 @@ struct partition3_kernel {
   }
 };
 
-}  // namespace detail
-
-namespace detail {
-// The three-way partition with one kind of chunk states (partition3_kernel's Tagged);
-// device_partition_three_way picks it by n.
+// The three-way partition with one kind of chunk states (partition3_kernel's Tagged:
+// only below 2^32 items, else invalid_value); device_partition_three_way picks it by n.
 template <bool Tagged, class Launcher, class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First,
           class Second>
 typename Launcher::error_type partition_three_way_states(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
@@ -566,7 +563,8 @@ typename Launcher::error_type partition_three_way_states(const Launcher& launche
     return launcher.success;
   }
   if (temp_bytes < storage.bytes || chunks > 0x7fffffff || is_null(num_out) ||
-      (n > 0 && (is_null(in) || is_null(first_out) || is_null(second_out) || is_null(rest_out))))
+      (n > 0 && (is_null(in) || is_null(first_out) || is_null(second_out) || is_null(rest_out))) ||
+      (Tagged && n >= (count_t(1) << 32)))  // the tagged states' counts are 32-bit
     return launcher.invalid_value;
   const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
   const body_t body{in, n, first_out, second_out, rest_out, num_out, first, second, vector_in, storage.states};
