@@ -381,6 +381,68 @@ variant segmented_sum_variant(const char* algo) {
           [](std::size_t n) { return 4 * (n / Length); }, {impl::tilekit, impl::cub}};
 }
 
+// The first smallest item of each segment of Length items, as {offset in the segment, value}
+// (offsets as segmented_sum_variant's).
+template <int Length>
+variant segmented_argmin_variant(const char* algo) {
+  return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            static long long* offsets = [] {
+              long long* p = nullptr;
+              CHECK(cudaMalloc(&p, (in_bytes / 4 / Length + 2) * sizeof(long long)));
+              return p;
+            }();
+            const std::int64_t segments = std::int64_t(n / Length);
+            static std::int64_t filled = -1;
+            if (filled != segments) {
+              std::vector<long long> h(std::size_t(segments) + 1);
+              for (std::int64_t s = 0; s <= segments; ++s) h[std::size_t(s)] = s * Length;
+              CHECK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(long long), cudaMemcpyHostToDevice));
+              filled = segments;
+            }
+            std::size_t b = ws().temp_bytes;
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceSegmentedReduce::ArgMin(ws().temp, b, in_as<int>(),
+                                                                reinterpret_cast<tilekit::cub::KeyValuePair<int, int>*>(out),
+                                                                segments, offsets, offsets + 1));
+            else
+              CHECK(cub::DeviceSegmentedReduce::ArgMin(ws().temp, b, in_as<int>(), reinterpret_cast<cub::KeyValuePair<int, int>*>(out),
+                                                       segments, offsets, offsets + 1));
+          },
+          [](std::size_t n) { return 8 * (n / Length); }, {impl::tilekit, impl::cub}};
+}
+
+// Three of four interleaved uint8 channels (RGBA pixels, alpha not counted), 256 bins each.
+variant multi_histogram_variant() {
+  return {"histogram_rgba3", "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* h = as<int>(out);
+            const ::cuda::std::array<int*, 3> histograms{h, h + 256, h + 512};
+            const ::cuda::std::array<int, 3> levels{257, 257, 257}, lower{0, 0, 0}, upper{256, 256, 256};
+            const auto* pixels = in_as<unsigned char>();
+            const std::int64_t count = std::int64_t(n / 4);
+            if (i == impl::tilekit)
+              CHECK((tilekit::cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper,
+                                                                             count)));
+            else CHECK((cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper, count)));
+          },
+          [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
+}
+
+// DevicePartition::Flagged: the flagged items in order, then the rest in reverse order.
+variant partition_flagged_variant() {
+  return {"partition_flagged", "int32", data::small_ints, 4, [](std::size_t n) { return 5.0 * double(n) + 4.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* num = as<int>(out + 4 * n);
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DevicePartition::Flagged(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, std::int64_t(n)));
+            else CHECK(cub::DevicePartition::Flagged(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, std::int64_t(n)));
+          },
+          [](std::size_t n) { return 4 * n + 4; }, {impl::tilekit, impl::cub}};
+}
+
 template <int Threshold>
 struct above {
   __host__ __device__ bool operator()(int x) const { return x > Threshold; }
@@ -472,7 +534,8 @@ int main(int argc, char** argv) {
         histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant<1>("distinct"),
         distinct_variant<50>("distinct50"), distinct_variant<100>("distinct100"),
         reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
-        segmented_sum_variant<64>("segmented_sum64"), partition3_variant()};
+        segmented_sum_variant<64>("segmented_sum64"), segmented_argmin_variant<1024>("segmented_argmin1024"),
+        multi_histogram_variant(), partition_flagged_variant(), partition3_variant()};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)
