@@ -355,24 +355,32 @@ variant scan_by_key_variant() {
           [](std::size_t n) { return 4 * n; }, {impl::tilekit, impl::cub}};
 }
 
-// Sums of segments of Length items (offsets in a buffer of their own).
+// The offsets of `segments` segments of Length items, in a device buffer of their own
+// (written again only when the count changes).
+template <int Length>
+const long long* segment_offsets(std::int64_t segments) {
+  static long long* offsets = [] {
+    long long* p = nullptr;
+    CHECK(cudaMalloc(&p, (in_bytes / 4 / Length + 2) * sizeof(long long)));
+    return p;
+  }();
+  static std::int64_t filled = -1;
+  if (filled != segments) {
+    std::vector<long long> h(std::size_t(segments) + 1);
+    for (std::int64_t s = 0; s <= segments; ++s) h[std::size_t(s)] = s * Length;
+    CHECK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(long long), cudaMemcpyHostToDevice));
+    filled = segments;
+  }
+  return offsets;
+}
+
+// Sums of segments of Length items.
 template <int Length>
 variant segmented_sum_variant(const char* algo) {
   return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
           [](impl i, std::size_t n, unsigned char* out) {
-            static long long* offsets = [] {
-              long long* p = nullptr;
-              CHECK(cudaMalloc(&p, (in_bytes / 4 / Length + 2) * sizeof(long long)));
-              return p;
-            }();
             const std::int64_t segments = std::int64_t(n / Length);
-            static std::int64_t filled = -1;
-            if (filled != segments) {
-              std::vector<long long> h(std::size_t(segments) + 1);
-              for (std::int64_t s = 0; s <= segments; ++s) h[std::size_t(s)] = s * Length;
-              CHECK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(long long), cudaMemcpyHostToDevice));
-              filled = segments;
-            }
+            const long long* offsets = segment_offsets<Length>(segments);
             std::size_t b = ws().temp_bytes;
             if (i == impl::tilekit)
               CHECK(tilekit::cub::DeviceSegmentedReduce::Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
@@ -381,25 +389,13 @@ variant segmented_sum_variant(const char* algo) {
           [](std::size_t n) { return 4 * (n / Length); }, {impl::tilekit, impl::cub}};
 }
 
-// The first smallest item of each segment of Length items, as {offset in the segment, value}
-// (offsets as segmented_sum_variant's).
+// The first smallest item of each segment of Length items, as {offset in the segment, value}.
 template <int Length>
 variant segmented_argmin_variant(const char* algo) {
   return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
           [](impl i, std::size_t n, unsigned char* out) {
-            static long long* offsets = [] {
-              long long* p = nullptr;
-              CHECK(cudaMalloc(&p, (in_bytes / 4 / Length + 2) * sizeof(long long)));
-              return p;
-            }();
             const std::int64_t segments = std::int64_t(n / Length);
-            static std::int64_t filled = -1;
-            if (filled != segments) {
-              std::vector<long long> h(std::size_t(segments) + 1);
-              for (std::int64_t s = 0; s <= segments; ++s) h[std::size_t(s)] = s * Length;
-              CHECK(cudaMemcpy(offsets, h.data(), h.size() * sizeof(long long), cudaMemcpyHostToDevice));
-              filled = segments;
-            }
+            const long long* offsets = segment_offsets<Length>(segments);
             std::size_t b = ws().temp_bytes;
             if (i == impl::tilekit)
               CHECK(tilekit::cub::DeviceSegmentedReduce::ArgMin(ws().temp, b, in_as<int>(),

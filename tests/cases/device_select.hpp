@@ -520,15 +520,21 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
   }
 }
 
+/// The reuse tests' input: random ints below 1000, 2^21 of them or as many as the device holds.
+inline std::vector<int> reuse_input() {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  std::vector<int> h(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
+  for (auto& x : h) x = int(g() % 1000);
+  return h;
+}
+
 // One temporary storage reused by select after select, never cleared: each call's chunk
 // counts must ignore those the calls before it left (the storage needs no zeroing).
 BOOST_AUTO_TEST_CASE(storage_reused_without_clearing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher_later_blocks_first();  // the simulator: later chunks poll first
-  auto g = rng_for(next_salt());
-  const std::int64_t max_n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
-  std::vector<int> h(static_cast<std::size_t>(max_n));
-  for (auto& x : h) x = int(g() % 1000);
+  const std::vector<int> h = reuse_input();
+  const std::int64_t max_n = std::int64_t(h.size());
   selbuf<int> in(h);
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_select<false>(launcher, nullptr, bytes, in.data(), max_n, in.data(),
@@ -563,10 +569,8 @@ BOOST_AUTO_TEST_CASE(storage_reused_without_clearing) {
 BOOST_AUTO_TEST_CASE(three_way_partition_storage_reused) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher_later_blocks_first();  // the simulator: later chunks poll first
-  auto g = rng_for(next_salt());
-  const std::int64_t max_n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 21));
-  std::vector<int> h(static_cast<std::size_t>(max_n));
-  for (auto& x : h) x = int(g() % 1000);
+  const std::vector<int> h = reuse_input();
+  const std::int64_t max_n = std::int64_t(h.size());
   selbuf<int> in(h);
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::detail::partition_three_way_states<true>(launcher, nullptr, bytes, in.data(), max_n, in.data(), in.data(),
