@@ -154,6 +154,8 @@ struct warp_vector_transpose {
   static constexpr unsigned period = 8 * per_lane / gcd8;  ///< granules in a run of 8 / gcd8 lanes
   /// The granule slot that holds granule g of the stretch.
   TILEKIT_HD static constexpr unsigned swizzled(unsigned g) { return g ^ ((g / period) % gcd8); }
+  /// The slot that holds item i of the stretch.
+  TILEKIT_HD static constexpr unsigned item_slot(unsigned i) { return swizzled(i / Vec) * Vec + i % Vec; }
 
   /// Blocked items of the whole, 16-byte aligned stretch at in[..], read as striped vectors.
   template <class Warp, class T>

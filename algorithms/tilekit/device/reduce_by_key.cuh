@@ -239,8 +239,7 @@ struct by_key_kernel {
     else if (rank + 1 < Threads) next_is_head = shared.first_is_head[rank + 1] != 0;
     else next_is_head = !bool(eq(K(keys_in[after - 1]), K(keys_in[after])));
     if constexpr (staged) {
-      scatter_staged(block, shared, items, head, next_is_head, key_slots, key_vectors, reinterpret_cast<V*>(shared.exchange.bytes),
-                     base, first, rank, lane, runs_before);
+      scatter_staged(block, shared, items, head, next_is_head, key_slots, key_vectors, base, first, rank, lane, runs_before);
     } else {
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
@@ -258,12 +257,14 @@ struct by_key_kernel {
   // Reduce, staged: the chunk's runs gathered in shared memory, then stored in order. Run j
   // begun in the chunk (items[k].heads == j + 1 at its head) has its key at run_keys[j];
   // a run's last item puts its aggregate at ends[heads] (0: the run begun in an earlier
-  // chunk). The thread of the chunk's last item before n says how many of each there are.
+  // chunk; ends: the values' exchange slots, read by now). The thread of the chunk's last
+  // item before n says how many of each there are.
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Block>
   TILEKIT_HD void scatter_staged(const Block& block, shared_t& shared, const local_t (&items)[Items], const bool (&head)[Items],
-                                 bool next_is_head, const K* key_slots, bool key_vectors, V* ends, count_t base,
-                                 count_t first, unsigned rank, unsigned lane, count_t runs_before) const {
+                                 bool next_is_head, const K* key_slots, bool key_vectors, count_t base, count_t first,
+                                 unsigned rank, unsigned lane, count_t runs_before) const {
+    V* ends = reinterpret_cast<V*>(shared.exchange.bytes);
     const count_t left = n - first;  // this thread's items before n (if below Items)
     TILEKIT_UNROLL
     for (unsigned k = 0; k < Items; ++k) {
@@ -297,7 +298,7 @@ struct by_key_kernel {
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Warp, class It, class T>
   TILEKIT_HD bool load_blocked(const Warp& warp, It in, count_t warp_base, count_t fill, T (&items)[Items], T* slots) const {
-    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0 && vector_items<It>() > 1) {
+    if constexpr (loads_vectors<It>) {
       if (n - warp_base >= count_t(32 * Items) && reinterpret_cast<std::uintptr_t>(in + warp_base) % 16 == 0) {
         warp_vector_transpose<Items, vector_items<It>()>::load_vectors_to_blocked(warp, in + warp_base, items, slots);
         return true;
@@ -314,12 +315,14 @@ struct by_key_kernel {
     for (unsigned k = 0; k < Items; ++k) items[k] = slots[transpose::padded(lane * Items + k)];
     return false;
   }
+  // Whether load_blocked reads whole aligned stretches of It as 16-byte vectors.
+  template <class It>
+  static constexpr bool loads_vectors = vector_loadable_v<It> && Items % vector_items<It>() == 0 && vector_items<It>() > 1;
   // Where item i of a warp's stretch lives in the slots load_blocked filled from It.
   template <class It>
   TILEKIT_HD static unsigned slot_of(unsigned i, bool vectors) {
-    if constexpr (vector_loadable_v<It> && Items % vector_items<It>() == 0 && vector_items<It>() > 1) {
-      constexpr unsigned vec = vector_items<It>();
-      if (vectors) return warp_vector_transpose<Items, vec>::swizzled(i / vec) * vec + i % vec;
+    if constexpr (loads_vectors<It>) {
+      if (vectors) return warp_vector_transpose<Items, vector_items<It>()>::item_slot(i);
     }
     return transpose::padded(i);
   }
