@@ -64,40 +64,45 @@ auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* nu
 }
 
 /// One select against the CPU; in_place (not for the partitions): out is the input buffer.
-inline void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g, bool in_place = false) {
+/// The flags are Flag's, from a 16-byte boundary, or one Flag past it with flags_off_boundary
+/// (read flag by flag: not aligned for a lane's row of them).
+template <class Flag = unsigned char>
+void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g, bool in_place = false,
+                         bool flags_off_boundary = false) {
   std::vector<int> data(std::size_t(n) + 1);
   for (auto& x : data) x = kind == select_kind::unique ? int(g() % 3 == 0 ? g() % 1000 : 0) : int(g() % 1000);
   if (kind == select_kind::unique)  // runs: each item repeats the previous one with probability 2/3
     for (std::size_t i = 1; i < data.size(); ++i)
       if (data[i] == 0) data[i] = data[i - 1];
-  std::vector<unsigned char> flags(data.size());
+  const std::size_t shift = flags_off_boundary ? 1 : 0;  // flags[shift + i] is item i's
+  std::vector<Flag> flags(data.size() + shift, Flag(1));
   for (std::size_t i = 0; i < data.size(); ++i)
-    flags[i] = kind == select_kind::flagged_if ? (unsigned char)(g() % 10) : (unsigned char)(data[i] < threshold);
+    flags[shift + i] = kind == select_kind::flagged_if ? Flag(g() % 10) : Flag(data[i] < threshold);
   selbuf<int> d_in(data), d_out(std::size_t(n) + 1, poison<int>());
   int* out_ptr = in_place ? d_in.data() : d_out.data();
-  selbuf<unsigned char> d_flags(flags);
+  selbuf<Flag> d_flags(flags);
   selbuf<std::int64_t> d_num(1, poison<std::int64_t>());
   // reference
   std::vector<int> kept, rejected;
   for (std::int64_t i = 0; i < n; ++i) {
     const int x = data[std::size_t(i)];
     const bool keep = kind == select_kind::unique       ? (i == 0 || data[std::size_t(i) - 1] != x)
-                      : kind == select_kind::flagged_if ? flags[std::size_t(i)] < 3
+                      : kind == select_kind::flagged_if ? flags[shift + std::size_t(i)] < 3
                                                         : x < threshold;
     (keep ? kept : rejected).push_back(x);
   }
   decltype(run_device_select(nullptr, 0, nullptr, nullptr, tilekit::keep_if<below>{}, false)) e{};
-  const unsigned char* f = d_flags.data();
+  const Flag* f = d_flags.data() + shift;
   switch (kind) {
     case select_kind::if_:
       e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, false);
       break;
     case select_kind::flagged:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const unsigned char*>{f}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, false);
       break;
     case select_kind::flagged_if:
       e = run_device_select(d_in.data(), n, out_ptr, d_num.data(),
-                            tilekit::keep_flagged_if<const unsigned char*, flag_below_3>{f, flag_below_3{}}, false);
+                            tilekit::keep_flagged_if<const Flag*, flag_below_3>{f, flag_below_3{}}, false);
       break;
     case select_kind::unique:
       e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_unique<equal_to>{equal_to{}}, false);
@@ -106,15 +111,16 @@ inline void check_device_select(select_kind kind, std::int64_t n, int threshold,
       e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, true);
       break;
     case select_kind::partition_flagged:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const unsigned char*>{f}, true);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, true);
       break;
   }
   const auto out = in_place ? d_in.to_host() : d_out.to_host();
   const auto num = d_num.to_host()[0];
   const bool partition = kind == select_kind::partition || kind == select_kind::partition_flagged;
   BOOST_TEST_CONTEXT(::backend::name << " device " << name(kind) << (in_place ? " in place" : "") << " n=" << n
+                                     << " flags of " << sizeof(Flag) << " bytes" << (flags_off_boundary ? " off a boundary" : "")
                                      << " threshold=" << threshold << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(e == ::backend::launcher().success);
+    BOOST_TEST((e == ::backend::launcher().success));
     BOOST_TEST(num == std::int64_t(kept.size()));
     mismatch_log log;
     for (std::size_t i = 0; i < kept.size(); ++i)
@@ -223,6 +229,24 @@ BOOST_AUTO_TEST_CASE(selectivity_sizes_and_kinds) {
     check_device_select(select_kind::partition_flagged, n, 300, g);
     for (select_kind kind : {select_kind::if_, select_kind::flagged, select_kind::flagged_if, select_kind::unique})
       check_device_select(kind, n, 500, g, true);  // in place
+  }
+}
+
+// The flags are read a lane's row at a time where aligned (4 one-byte flags beside 4 int
+// items, 8 bytes of 2-byte flags, 16 of 4-byte ones), flag by flag where not.
+BOOST_AUTO_TEST_CASE(flag_types_and_misaligned_flags) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t tile = tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
+  const std::int64_t big = std::min<std::int64_t>(std::int64_t(::backend::device_max_items()), 37 * tile + 11);
+  for (std::int64_t n : {std::int64_t(1), tile - 1, tile + 1, big}) {
+    for (bool off : {false, true}) {
+      for (select_kind kind : {select_kind::flagged, select_kind::flagged_if, select_kind::partition_flagged}) {
+        check_device_select<unsigned char>(kind, n, 300, g, false, off);
+        check_device_select<unsigned short>(kind, n, 300, g, false, off);
+        check_device_select<int>(kind, n, 300, g, false, off);
+      }
+    }
   }
 }
 

@@ -38,7 +38,8 @@ struct warp_rows {
   }
 
   /// Lane `lane`'s items of the stretch at in[stretch ..]: items[r][j] = in[stretch + offset(r, lane, j)],
-  /// T{} past n. With `vectors` (a whole stretch of a 16-byte aligned input), one 16-byte load per row.
+  /// T{} past n. With `vectors` (a whole stretch of an input aligned as vector_of<T, V>), one
+  /// load of a lane's V items per row (16 bytes for the items; 4 for one-byte flags beside 4-byte items).
   template <class In, class T>
   TILEKIT_HD static void load(T (&items)[R][V], In in, detail::count_t n, detail::count_t stretch, unsigned lane,
                               bool vectors) {

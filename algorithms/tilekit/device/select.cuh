@@ -50,42 +50,49 @@ namespace tilekit {
 
 /// What device_select keeps, for any launcher (the GPU entry points below build them):
 /// keep(i, item, previous) sees item i of the input and, where wants_previous, the item
-/// before it. keep_if: pred(item); keep_flagged: flags[i]; keep_flagged_if: pred(flags[i]);
-/// keep_unique: the first item of every run of items equal under eq.
+/// before it; a keep that reads_flags is asked of_flag(flags[i]) instead. keep_if:
+/// pred(item); keep_flagged: flags[i]; keep_flagged_if: pred(flags[i]); keep_unique: the
+/// first item of every run of items equal under eq.
 template <class Pred>
 struct keep_if {
   static constexpr bool wants_previous = false;  ///< the item before is not needed
+  static constexpr bool reads_flags = false;     ///< decides by the item (operator())
   Pred pred;                                     ///< called on each item; true keeps it
   /// Whether to keep `item`: pred(item).
   template <class T>
   TILEKIT_HD bool operator()(detail::count_t, const T& item, const T&) const { return bool(pred(item)); }
 };
 
-/// Keeps item i where flags[i] (converted to bool) is true.
+/// Keeps item i where flags[i] (converted to bool) is true. The select kernel reads the
+/// flags beside the items, in their layout (vector loads where the flags allow), and asks
+/// of_flag(flags[i]).
 template <class Flags>
 struct keep_flagged {
   static constexpr bool wants_previous = false;  ///< the item before is not needed
+  static constexpr bool reads_flags = true;      ///< decides by flags[i] alone (of_flag)
   Flags flags;                                   ///< one flag per input item, read as flags[i]
-  /// Whether to keep item i: flags[i].
-  template <class T>
-  TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(flags[i]); }
+  /// Whether to keep the item whose flag is f: f.
+  template <class F>
+  TILEKIT_HD bool of_flag(const F& f) const { return bool(f); }
 };
 
 /// Keeps item i where pred(flags[i]) is true (CUB's FlaggedIf).
 template <class Flags, class Pred>
 struct keep_flagged_if {
   static constexpr bool wants_previous = false;  ///< the item before is not needed
+  static constexpr bool reads_flags = true;      ///< decides by flags[i] alone (of_flag)
   Flags flags;                                   ///< one value per input item, read as flags[i]
   Pred pred;                                     ///< called on flags[i]; true keeps item i
-  /// Whether to keep item i: pred(flags[i]).
-  template <class T>
-  TILEKIT_HD bool operator()(detail::count_t i, const T&, const T&) const { return bool(pred(flags[i])); }
+  /// Whether to keep the item whose flag is f: pred(f).
+  template <class F>
+  TILEKIT_HD bool of_flag(const F& f) const { return bool(pred(f)); }
 };
 
 /// Keeps the first item of every run of items equal under eq (CUB's Unique).
 template <class Eq>
 struct keep_unique {
   static constexpr bool wants_previous = true;  ///< compares each item with the one before
+  static constexpr bool reads_flags = false;    ///< decides by the items (operator())
   Eq eq;                                        ///< the equality of two items
   /// Whether to keep item i: it is the first item, or differs from `previous` (item i - 1).
   template <class T>
@@ -113,9 +120,20 @@ struct with_values {
 
 namespace detail {
 
+/// The type of a keep's flags (a placeholder, never read, for a keep that reads none).
+template <class Keep, bool = Keep::reads_flags>
+struct flag_type_of {
+  using type = char;
+};
+template <class Keep>
+struct flag_type_of<Keep, true> {
+  using type = value_of<decltype(Keep::flags)>;
+};
+
 template <bool Partition, class In, class Out, class NumOut, class Keep, class Values = no_values>
 struct select_kernel {
   using T = value_of<In>;
+  using F = typename flag_type_of<Keep>::type;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
   // Rows of 16-byte vectors: vector_rows; for items under 4 bytes only as many as hold the
@@ -143,6 +161,8 @@ struct select_kernel {
   /// take more than 40 registers (a 16-byte struct per 1-byte key: no spills).
   static constexpr unsigned MinBlocksPerSM = !Values::present ? 8 : R * V * (item_words + value_words) <= 40 ? 6 : 4;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
+  // A lane's flags in the items' layout, where Keep reads flags (else a placeholder of one).
+  using flag_rows = F[Keep::reads_flags ? R : 1][Keep::reads_flags ? V : 1];
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   /// The values load as vectors in the items' layout where a lane's V values fill whole 16-byte vectors.
   static constexpr bool values_vectorisable = Values::vector_loadable && V * sizeof(U) % 16 == 0;
@@ -167,6 +187,7 @@ struct select_kernel {
   launch_states<count_t> states;
   Values values;
   bool vector_values;  // values.in is 16-byte aligned and values_vectorisable
+  bool vector_flags;   // Keep reads flags, aligned as vector_of<F, V>: full chunks load a lane's V flags at once
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -190,10 +211,12 @@ struct select_kernel {
     rows::load(items, in, n, stretch, lane, vector_in && whole);
     U item_values[Values::present ? R : 1][Values::present ? V : 1];
     if constexpr (Values::present) rows::load(item_values, values.in, n, stretch, lane, vector_values && whole);
+    flag_rows flags;
+    if constexpr (Keep::reads_flags) rows::load(flags, keep.flags, n, stretch, lane, vector_flags && whole);
     // The stretch's items below n, in 32 bits (the bounds check of every item is one 32-bit compare).
     const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
     unsigned before[R];  // kept items of this warp before this lane's first item in each row
-    const unsigned count = classify(warp, items, kept, before, stretch, valid);  // of the stretch
+    const unsigned count = classify(warp, items, flags, kept, before, stretch, valid);  // of the stretch
     if (lane == 0) shared.warp_counts[warp_index] = count;
     block.sync();
     count_t before_warp = 0, chunk_count = 0;
@@ -275,8 +298,8 @@ struct select_kernel {
   // items. The first `valid` items of the stretch are below n.
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Warp>
-  TILEKIT_HD unsigned classify(const Warp& warp, const T (&items)[R][V], bool (&kept)[R][V], unsigned (&before)[R],
-                               count_t stretch, unsigned valid) const {
+  TILEKIT_HD unsigned classify(const Warp& warp, const T (&items)[R][V], const flag_rows& flags, bool (&kept)[R][V],
+                               unsigned (&before)[R], count_t stretch, unsigned valid) const {
     const unsigned lane = warp.thread_rank();
     T carry{};  // the item before the current row (keep_unique)
     if constexpr (Keep::wants_previous)
@@ -294,7 +317,9 @@ struct select_kernel {
       counts[r] = 0;
       TILEKIT_UNROLL
       for (unsigned j = 0; j < V; ++j) {
-        kept[r][j] = rows::offset(r, lane, j) < valid && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
+        const bool below_n = rows::offset(r, lane, j) < valid;
+        if constexpr (Keep::reads_flags) kept[r][j] = below_n && keep.of_flag(flags[r][j]);
+        else kept[r][j] = below_n && keep(at + j, items[r][j], j == 0 ? previous : items[r][j - 1]);
         counts[r] += kept[r][j];
       }
     }
@@ -328,9 +353,11 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
   bool vector_values = false;
   if constexpr (body_t::values_vectorisable) vector_values = detail::misaligned_head(values.in, body_t::chunk_items) == 0;
+  bool vector_flags = false;
+  if constexpr (Keep::reads_flags) vector_flags = detail::vector_aligned<body_t::V>(keep.flags);
   launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
   return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                      body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values},
+                      body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values, vector_flags},
                       sizeof(typename body_t::shared_t));
 }
 
@@ -637,15 +664,16 @@ cudaError_t select_if(void* temp, std::size_t& temp_bytes, In in, std::int64_t n
 template <class In, class Flags, class Out, class NumOut>
 cudaError_t select_flagged(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
                            NumOut num_out, cudaStream_t stream = 0) {
-  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::keep_flagged<Flags>{flags});
+  auto f = tilekit::detail::unwrap(flags);  // thrust::device_ptr: as its pointer (vector loads)
+  return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::keep_flagged<decltype(f)>{f});
 }
 
 template <class In, class Flags, class Out, class NumOut, class Pred>
 cudaError_t select_flagged_if(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
                               NumOut num_out, Pred pred, cudaStream_t stream = 0) {
+  auto f = tilekit::detail::unwrap(flags);
   return device_select(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                       tilekit::keep_flagged_if<Flags, Pred>{flags, pred});
+                       tilekit::keep_flagged_if<decltype(f), Pred>{f, pred});
 }
 
 template <class In, class Out, class NumOut>
@@ -665,8 +693,8 @@ cudaError_t partition(void* temp, std::size_t& temp_bytes, In in, std::int64_t n
 template <class In, class Flags, class Out, class NumOut>
 cudaError_t partition_flagged(void* temp, std::size_t& temp_bytes, In in, Flags flags, std::int64_t n, Out out,
                               NumOut num_out, cudaStream_t stream = 0) {
-  return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out,
-                             tilekit::keep_flagged<Flags>{flags});
+  auto f = tilekit::detail::unwrap(flags);
+  return device_select<true>(gpu_launcher{stream}, temp, temp_bytes, in, n, out, num_out, tilekit::keep_flagged<decltype(f)>{f});
 }
 
 template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second>

@@ -82,10 +82,28 @@ TILEKIT_HD constexpr unsigned vector_items() {
   else return 1;
 }
 
+/// The alignment of an N-item vector of V's: its size's largest power-of-two divisor, at most 16.
 template <class V, unsigned N>
-struct alignas(16) vector_of {
+TILEKIT_HD constexpr std::size_t vector_alignment() {
+  constexpr std::size_t bytes = N * sizeof(V);
+  return bytes % 16 == 0 ? 16 : bytes & (~bytes + 1);
+}
+
+/// N items loaded or stored as one vector (one instruction up to 16 bytes): 16-byte
+/// aligned, or aligned to its size where that is less (the 4 one-byte flags of a lane).
+template <class V, unsigned N>
+struct alignas(vector_alignment<V, N>()) vector_of {
   V item[N];
 };
+
+/// Whether p can be read as vector_of<value_of<It>, N>'s from p on (vector loadable and so aligned).
+template <unsigned N, class It>
+TILEKIT_HD bool vector_aligned(It p) {
+  if constexpr (vector_loadable_v<It>)
+    return reinterpret_cast<std::uintptr_t>(p) % vector_alignment<value_of<It>, N>() == 0;
+  else
+    return false;
+}
 
 /// Items before the first 16-byte boundary of a vector-loadable input (0 otherwise).
 template <class It>
@@ -100,7 +118,7 @@ TILEKIT_HD count_t misaligned_head(It in, count_t n) {
   }
 }
 
-/// The N items at p (16-byte aligned) in one load.
+/// The N items at p (aligned as vector_of) in one load.
 template <class V, unsigned N>
 TILEKIT_HD vector_of<V, N> load_vector(const V* p) {
 #if TILEKIT_DEVICE_PASS
@@ -112,7 +130,7 @@ TILEKIT_HD vector_of<V, N> load_vector(const V* p) {
 #endif
 }
 
-/// Stores the N items of v at p (16-byte aligned) in one store.
+/// Stores the N items of v at p (aligned as vector_of) in one store.
 template <class V, unsigned N>
 TILEKIT_HD void store_vector(V* p, const vector_of<V, N>& v) {
 #if TILEKIT_DEVICE_PASS
