@@ -50,40 +50,64 @@ TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op o
 }
 
 // A warp's fold of in[first .. end), lane `lane` taking its share (at least one item:
-// end - first >= 32). Pointers to arithmetic items with at least 32 whole 16-byte vectors
-// in the range are read as vectors (Batch per lane in flight, the first batch with the
-// items before the first 16-byte boundary and after the last vector), so a segment of
-// 1024 int32 costs one DRAM round trip, not four; others as fold_strided.
+// end - first >= 32). Pointers to arithmetic items, and the indexed_input of one
+// (ArgMin / ArgMax: each item made from its index and value), with at least 32 whole
+// 16-byte vectors in the range are read as vectors (Batch per lane in flight, the first
+// batch with the items before the first 16-byte boundary and after the last vector), so
+// a segment of 1024 int32 costs one DRAM round trip, not four; others as fold_strided.
 TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Batch, class T, class In, class Op>
 TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) {
-  constexpr unsigned per_vector = vector_items<In>();
-  if constexpr (per_vector > 1 && stdx::is_arithmetic<T>::value) {
-    using V = value_of<In>;
-    const count_t head = misaligned_head(in + first, end - first);
+  using source = vector_source<In>;
+  using P = typename source::pointer;
+  constexpr unsigned per_vector = vector_items<P>();
+  if constexpr (per_vector > 1 && (stdx::is_arithmetic<T>::value || is_indexed_input_v<In>)) {
+    using V = value_of<P>;
+    const P items = source::base(in);
+    const count_t head = misaligned_head(items + first, end - first);
     const count_t vectors = (end - first - head) / per_vector, tail_from = first + head + vectors * per_vector;
     if (vectors >= 32) {
-      const V* aligned = in + first + head;
+      const count_t aligned_from = first + head;  // the index of the first vector's first item
+      const V* aligned = items + aligned_from;
       const bool has_head = lane < head, has_tail = tail_from + lane < end;
-      const V head_item = has_head ? in[first + lane] : V(), tail_item = has_tail ? in[tail_from + lane] : V();
+      const T head_item = has_head ? T(in[first + lane]) : T(), tail_item = has_tail ? T(in[tail_from + lane]) : T();
+      // Item j of vector v, as T (with its index, for an indexed input).
+      auto item = [&](count_t v, unsigned j, const V& x) { return T(source::item(aligned_from + v * per_vector + j, x)); };
       // op over vectors v, v + 32, ... (up to Batch of them, loaded before any is combined); @pre v < vectors
       auto fold_batch = [&](count_t v) {
         vector_of<V, per_vector> x[Batch];
         TILEKIT_UNROLL
         for (unsigned u = 0; u < Batch; ++u)
           if (v + u * 32 < vectors) x[u] = load_vector<V, per_vector>(aligned + (v + u * 32) * per_vector);
-        T folded = T(x[0].item[0]);
+        if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
+          // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
+          // better value (as the grid reduce's chunk_part): a 32-bit position, the index built once.
+          V best = x[0].item[0];
+          unsigned pos = 0;
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < Batch; ++u)
+            if (v + u * 32 < vectors)
+              TILEKIT_UNROLL
+              for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
+                const V y = x[u].item[j];
+                const bool take = Op::max ? best < y : y < best;
+                best = take ? y : best;
+                pos = take ? u * 32 * per_vector + j : pos;
+              }
+          return T{aligned_from + v * per_vector + count_t(pos), best};
+        }
+        T folded = item(v, 0, x[0].item[0]);
         TILEKIT_UNROLL
         for (unsigned u = 0; u < Batch; ++u)
           if (v + u * 32 < vectors)
             TILEKIT_UNROLL
-            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) folded = op(folded, T(x[u].item[j]));
+            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) folded = op(folded, item(v + u * 32, j, x[u].item[j]));
         return folded;
       };
       T partial = fold_batch(lane);  // (lane < 32 <= vectors)
       for (count_t v = lane + 32 * Batch; v < vectors; v += 32 * Batch) partial = op(partial, fold_batch(v));
-      if (has_head) partial = op(partial, T(head_item));
-      if (has_tail) partial = op(partial, T(tail_item));
+      if (has_head) partial = op(partial, head_item);
+      if (has_tail) partial = op(partial, tail_item);
       return partial;
     }
   }
@@ -100,7 +124,10 @@ template <class In, class Begins, class Ends, class Out, class Op, class T>
 struct segmented_reduce_kernel {
   static constexpr unsigned Threads = segmented_reduce_tuning::threads;
   static constexpr unsigned Batch = segmented_reduce_tuning::batch;
-  static constexpr unsigned VectorBatch = segmented_reduce_tuning::vector_batch;
+  // ArgMin / ArgMax (an indexed input, arg_extremum) take their own vector batch and register bound.
+  static constexpr bool arg = is_indexed_input_v<In> && is_arg_extremum_v<Op>;
+  static constexpr unsigned VectorBatch = arg ? segmented_reduce_tuning::arg_vector_batch : segmented_reduce_tuning::vector_batch;
+  static constexpr unsigned MinBlocksPerSM = arg ? segmented_reduce_tuning::arg_min_blocks_per_sm : segmented_reduce_tuning::min_blocks_per_sm;
   In in;
   count_t segments;
   Begins begins;

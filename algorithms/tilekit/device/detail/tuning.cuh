@@ -53,6 +53,16 @@ struct segmented_reduce_tuning {
 #else
   static constexpr unsigned vector_batch = 4;  // 16-byte loads in flight per lane (a warp per segment; 8 spill)
 #endif
+#if defined(TILEKIT_SEGMENTED_MIN_BLOCKS)  // for measuring
+  static constexpr unsigned min_blocks_per_sm = TILEKIT_SEGMENTED_MIN_BLOCKS;
+#else
+  static constexpr unsigned min_blocks_per_sm = 4;  // the register bound: 64 a thread
+#endif
+  // ArgMin / ArgMax: all 8 vectors of a lane's share of a 1024-item segment in flight at once,
+  // 128 registers (8 at 64 spill). H200, segments of 1024 int32 against CUB 3.0.1: 2^20 0.89 ->
+  // 0.95x, 2^28 1.61 -> 1.98x (perf/results/2026-12-04-h200-multi-channel). The sums keep 4 and
+  // 64: at 128 registers segments of 64 drop from 2.7x to 1.95x CUB at 2^20 (occupancy).
+  static constexpr unsigned arg_vector_batch = 8, arg_min_blocks_per_sm = 2;
 };
 
 /// Reduce by key: one chunk of threads x items (blocked) per block.
