@@ -373,6 +373,98 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
   }
 }
 
+// The multi-channel histogram (tilekit::device_multi_histogram): the first Active of
+// Channels interleaved channels, each into its own counters with its own bins; uint8
+// images (one pass for every channel) starting on and off a 16-byte boundary, and an int
+// image (a pass per channel), against the CPU.
+template <unsigned Channels, unsigned Active, class Sample>
+void check_multi_histogram(std::int64_t pixels, std::size_t offset, std::mt19937_64& g) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  std::vector<Sample> image(offset + std::size_t(pixels) * Channels + 3);
+  for (auto& x : image) x = Sample(g() % 4 == 0 ? 9 : g() % 256);  // a quarter in one bin
+  hbuf<Sample> d_image(image);
+  // Channel c: 256 >> c bins over [c, 256 - c): narrower and shifted as c grows.
+  using bins_t = tilekit::even_bins<Sample, int>;
+  bins_t binners[Active];
+  int bins[Active];
+  std::vector<std::vector<unsigned>> want(Active);
+  std::size_t first[Active + 1] = {};  // channel c's counters at first[c], one poisoned slot after its last
+  for (unsigned c = 0; c < Active; ++c) {
+    bins[c] = 256 >> c;
+    binners[c] = bins_t(bins[c] + 1, int(c), 256 - int(c));
+    want[c].assign(std::size_t(bins[c]), 0u);
+    first[c + 1] = first[c] + std::size_t(bins[c]) + 1;
+  }
+  hbuf<unsigned> counts(first[Active], poison<unsigned>());
+  unsigned* counters[Active];
+  for (unsigned c = 0; c < Active; ++c) counters[c] = counts.data() + first[c];
+  for (std::int64_t p = 0; p < pixels; ++p)
+    for (unsigned c = 0; c < Active; ++c) {
+      const int bin = binners[c](image[offset + std::size_t(p) * Channels + c]);
+      if (bin >= 0) ++want[c][std::size_t(bin)];
+    }
+  const Sample* samples = d_image.data() + offset;
+  std::size_t bytes = 0;
+  BOOST_REQUIRE((tilekit::device_multi_histogram<Channels, Active>(launcher, nullptr, bytes, samples, pixels, counters, bins,
+                                                                  binners) == launcher.success));
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = tilekit::device_multi_histogram<Channels, Active>(launcher, temp.data(), bytes, samples, pixels, counters, bins,
+                                                                   binners);
+  ::backend::sync();
+  BOOST_TEST_CONTEXT(::backend::name << " multi-channel histogram, " << Active << " of " << Channels << " channels of "
+                                     << sizeof(Sample) << "-byte samples, " << pixels << " pixels from sample " << offset
+                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    mismatch_log log;
+    const auto got = counts.to_host();
+    for (unsigned c = 0; c < Active; ++c) {
+      for (int b = 0; b < bins[c]; ++b)
+        log.expect(got[first[c] + std::size_t(b)], want[c][std::size_t(b)], "channel " + std::to_string(c) + " bin " + std::to_string(b));
+      log.expect_true(is_poison(got[first[c] + std::size_t(bins[c])]), "wrote past channel " + std::to_string(c) + "'s last bin");
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t big = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 22) / 4);
+  for (std::int64_t pixels : {std::int64_t(0), std::int64_t(1), std::int64_t(37), std::int64_t(4099), big}) {
+    for (std::size_t offset : {std::size_t(0), std::size_t(1), std::size_t(6)}) {
+      check_multi_histogram<4, 3, unsigned char>(pixels, offset, g);
+      check_multi_histogram<3, 3, unsigned char>(pixels, offset, g);
+      check_multi_histogram<3, 2, signed char>(pixels, offset, g);
+      check_multi_histogram<1, 1, unsigned char>(pixels, offset, g);
+    }
+    check_multi_histogram<4, 3, int>(pixels, 0, g);
+  }
+  // Invalid arguments: nothing written.
+  const auto launcher = ::backend::launcher();
+  hbuf<unsigned char> image(std::vector<unsigned char>(64, 1));
+  hbuf<unsigned> a(256, poison<unsigned>()), b(256, poison<unsigned>());
+  unsigned* counters[2] = {a.data(), b.data()};
+  unsigned* null_second[2] = {a.data(), nullptr};
+  const int bins[2] = {256, 256}, no_bins[2] = {256, 0};
+  using bins_t = tilekit::even_bins<unsigned char, int>;
+  const bins_t binners[2] = {bins_t(257, 0, 256), bins_t(257, 0, 256)}, empty_range[2] = {bins_t(257, 0, 256), bins_t(257, 5, 5)};
+  std::size_t bytes = 0;
+  const unsigned char* pixels = image.data();
+  auto call = [&](void* temp, const unsigned char* samples, std::int64_t n, unsigned* const (&c)[2], const int (&nb)[2],
+                  const bins_t (&bn)[2]) { return tilekit::device_multi_histogram<4, 2>(launcher, temp, bytes, samples, n, c, nb, bn); };
+  BOOST_REQUIRE(call(nullptr, pixels, 16, counters, bins, binners) == launcher.success);
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  BOOST_TEST(call(temp.data(), pixels, -1, counters, bins, binners) == launcher.invalid_value);
+  BOOST_TEST(call(temp.data(), pixels, 16, null_second, bins, binners) == launcher.invalid_value);
+  BOOST_TEST(call(temp.data(), pixels, 16, counters, no_bins, binners) == launcher.invalid_value);
+  BOOST_TEST(call(temp.data(), pixels, 16, counters, bins, empty_range) == launcher.invalid_value);
+  BOOST_TEST(call(temp.data(), nullptr, 16, counters, bins, binners) == launcher.invalid_value);
+  ::backend::sync();
+  for (unsigned x : a.to_host()) BOOST_TEST(is_poison(x));
+  for (unsigned x : b.to_host()) BOOST_TEST(is_poison(x));
+}
+
 BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -83,13 +83,13 @@ BOOST_AUTO_TEST_CASE(bad_levels_are_invalid_value) {
 }
 
 // The multi-channel and row-stride forms against CUB: an RGBA image of uint8 (3 of 4 channels
-// counted, even bins) and of int (range bins), whole and as rows with padding; HistogramEven
-// over rows; the C-array overload.
+// counted, even bins) and of int (range bins), whole and as rows with padding or back to back
+// (one pass for every channel); HistogramEven over rows; the C-array overload.
 BOOST_AUTO_TEST_CASE(multi_channel_and_rows_match_cub) {
   auto g = tk_test::rng_for(tk_test::next_salt());
   for (int row_pixels : {1, 333, 4096}) {
-    for (int rows : {1, 57}) {
-      const int stride = row_pixels * 4 + 12;  // samples per row, 12 of padding
+    for (int rows : {1, 57}) for (int padding : {12, 0}) {
+      const int stride = row_pixels * 4 + padding;  // samples per row
       std::vector<unsigned char> h8(std::size_t(stride) * rows);
       std::vector<int> h32(h8.size());
       for (std::size_t i = 0; i < h8.size(); ++i) {
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(multi_channel_and_rows_match_cub) {
                                                                     rows, stride_bytes32);
               }
               case 3:  // one channel over rows
-                return histogram.HistogramEven(t, s, d8.data(), h[0], 129, 0, 256, stride - 12, rows, stride_bytes8);
+                return histogram.HistogramEven(t, s, d8.data(), h[0], 129, 0, 256, stride - padding, rows, stride_bytes8);
               default: {  // the C-array overload, 1D
                 const int nl[3] = {257, 3, 257};
                 const int lo[3] = {0, 100, 0}, hi[3] = {256, 200, 256};
@@ -138,7 +138,8 @@ BOOST_AUTO_TEST_CASE(multi_channel_and_rows_match_cub) {
         std::size_t bad = 0;
         const auto ha = a.to_host(), hb = b.to_host();
         for (std::size_t i = 0; i < ha.size(); ++i) bad += ha[i] != hb[i];
-        BOOST_TEST(bad == 0u, "form " << which << ", " << rows << " rows of " << row_pixels << " pixels: " << bad
+        BOOST_TEST(bad == 0u, "form " << which << ", " << rows << " rows of " << row_pixels << " pixels, " << padding
+                                      << " samples of padding: " << bad
                                       << " counters differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
       }
     }

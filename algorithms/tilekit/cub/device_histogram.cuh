@@ -8,9 +8,11 @@
 // and two-phase protocol. Differences: any number of bins is counted in shared memory
 // while it fits (CUB privatises up to 256 bins and goes to global atomics beyond);
 // lower >= upper is cudaErrorInvalidValue; num_samples may be any integer type up to
-// 2^63 - 1. The 2D and multi-channel forms read each active channel in a pass of its
+// 2^63 - 1. The multi-channel and 2D forms whose rows lie back to back go to
+// tilekit::device::multi_histogram_even / _range (1-byte samples: one pass for every
+// channel); rows with padding between them read each active channel in a pass of its
 // own through tilekit::pixel_samples (every argument of every channel is checked
-// before any is counted); they are not tuned yet.
+// before any is counted), not tuned yet.
 #pragma once
 #include <tilekit/device/histogram.cuh>
 
@@ -101,6 +103,15 @@ struct DeviceHistogram {
         [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
           return tilekit::device::histogram_even(t, b, samples, n, d_histogram[c], num_levels[c], lower_level[c],
                                                  upper_level[c], stream);
+        },
+        [&](void* t, std::size_t& b, std::int64_t pixels) {
+          CounterT* counters[NUM_ACTIVE_CHANNELS];
+          int levels[NUM_ACTIVE_CHANNELS];
+          LevelT lower[NUM_ACTIVE_CHANNELS], upper[NUM_ACTIVE_CHANNELS];
+          for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c)
+            counters[c] = d_histogram[c], levels[c] = num_levels[c], lower[c] = lower_level[c], upper[c] = upper_level[c];
+          return tilekit::device::multi_histogram_even<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(t, b, d_samples, pixels, counters,
+                                                                                         levels, lower, upper, stream);
         });
   }
 
@@ -153,6 +164,14 @@ struct DeviceHistogram {
         d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
         [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
           return tilekit::device::histogram_range(t, b, samples, n, d_histogram[c], num_levels[c], d_levels[c], stream);
+        },
+        [&](void* t, std::size_t& b, std::int64_t pixels) {
+          CounterT* counters[NUM_ACTIVE_CHANNELS];
+          int levels[NUM_ACTIVE_CHANNELS];
+          const LevelT* bounds[NUM_ACTIVE_CHANNELS];
+          for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) counters[c] = d_histogram[c], levels[c] = num_levels[c], bounds[c] = d_levels[c];
+          return tilekit::device::multi_histogram_range<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(t, b, d_samples, pixels, counters,
+                                                                                          levels, bounds, stream);
         });
   }
 
@@ -188,16 +207,17 @@ struct DeviceHistogram {
     return a;
   }
 
-  // The multi-channel and 2D forms: channel c of the image as tilekit::pixel_samples, through
-  // per_channel(temp, bytes, samples, n, c) (a histogram call). Every channel's size query
-  // (which checks its bins) and the counters' null checks run before any channel is
-  // counted; then one pass per channel.
+  // The multi-channel and 2D forms. Rows back to back (or one row): all_channels(temp, bytes,
+  // pixels) (a multi-channel histogram call over the whole image). Else channel c of the
+  // image as tilekit::pixel_samples, through per_channel(temp, bytes, samples, n, c) (a
+  // histogram call): every channel's size query (which checks its bins) and the counters'
+  // null checks run before any channel is counted; then one pass per channel.
   // row_stride_bytes 0: one row of num_row_pixels (the 1D forms).
   template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class Histograms, class OffsetT,
-            class PerChannel>
+            class PerChannel, class AllChannels>
   static cudaError_t channels(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
                               const Histograms& d_histogram, OffsetT num_row_pixels, OffsetT num_rows,
-                              std::size_t row_stride_bytes, PerChannel per_channel) {
+                              std::size_t row_stride_bytes, PerChannel per_channel, AllChannels all_channels) {
     static_assert(NUM_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS <= NUM_CHANNELS,
                   "tilekit::cub::DeviceHistogram: 1 <= NUM_ACTIVE_CHANNELS <= NUM_CHANNELS");
     using sample_t = tilekit::detail::value_of<SampleIteratorT>;
@@ -208,6 +228,7 @@ struct DeviceHistogram {
                                                       : row_pixels * NUM_CHANNELS;
     if (rows > 1 && stride < row_pixels * NUM_CHANNELS) return cudaErrorInvalidValue;  // rows would overlap
     const std::int64_t n = row_pixels * rows;
+    if (rows <= 1 || stride == row_pixels * NUM_CHANNELS) return all_channels(d_temp_storage, temp_storage_bytes, n);
     std::size_t bytes = 1;
     for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) {
       const tilekit::pixel_samples<SampleIteratorT> samples{d_samples, row_pixels > 0 ? row_pixels : 1, stride,

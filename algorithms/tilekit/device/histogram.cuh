@@ -6,6 +6,10 @@
 //       num_levels - 1 bins of equal width over [lower, upper), binned as CUB's HistogramEven
 //   histogram_range(temp, temp_bytes, samples, n, counters, num_levels, levels[, stream])
 //       bin i = [levels[i], levels[i+1]); levels ascending, in device memory
+//   multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, counters[Active],
+//       num_levels[Active], lower[Active], upper[Active][, stream]) and multi_histogram_range<..>(..,
+//       counters[Active], num_levels[Active], levels[Active][, stream]): the first Active of Channels
+//       interleaved channels, each into its own counters (1-byte samples: one pass for all)
 // counters[0 .. num_levels - 1) are zeroed, then counted; samples outside the
 // bins are not counted. Any bin count: shared-memory counters per block while
 // they fit (launcher.max_shared_bytes()), 16-bit ones (two to a word) up to twice
@@ -89,6 +93,8 @@ struct even_bins {
   /// a - b for integers a >= b, computed in wide (the difference of two ints can overflow int).
   TILEKIT_HD static wide span(common a, common b) { return static_cast<wide>(static_cast<wide>(a) - static_cast<wide>(b)); }
 
+  /// A placeholder (one bin over [0, 1)) for arrays of binners, assigned before use.
+  TILEKIT_HD even_bins() : even_bins(2, Level(0), Level(1)) {}
   /// num_levels - 1 bins over [lower_level, upper_level); check valid() before use.
   TILEKIT_HD even_bins(int num_levels, Level lower_level, Level upper_level)
       : lower(common(lower_level)), upper(common(upper_level)), bins(num_levels - 1), scale(common(0)), narrow(false),
@@ -399,17 +405,25 @@ struct spread_histogram_kernel {
 };
 
 // 1-byte samples: the block counts the 256 values in a histogram per warp
-// (byte_counters), then adds each value's total to its bin's global counter.
-template <class In, class Counter, class Binner>
+// (byte_counters), then adds each value's total to its bin's global counter. With
+// Channels > 1 the samples are interleaved channels (sample i is channel i % Channels
+// of pixel i / Channels) and the first Active channels are counted, each in its own set
+// of byte_counters, into counters[c] through binners[c]: one pass for every channel.
+template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1>
 struct byte_histogram_kernel {
-  static constexpr unsigned Threads = byte_histogram_tuning::threads;
+  static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
+  // Shared memory: 1 KB per warp and active channel, at most 64 KB a block (two blocks per SM).
+  static constexpr unsigned Threads = Active <= 4    ? byte_histogram_tuning::threads
+                                      : Active <= 8  ? byte_histogram_tuning::threads / 2
+                                      : Active <= 16 ? byte_histogram_tuning::threads / 4
+                                                     : byte_histogram_tuning::threads / 8;
   static constexpr unsigned in_flight = byte_histogram_tuning::vectors;  // 16-byte vectors per thread per trip
-  static constexpr std::size_t shared_bytes = std::size_t(Threads / 32) * 256 * sizeof(std::uint32_t);
+  static constexpr std::size_t shared_bytes = std::size_t(Threads / 32) * Active * 256 * sizeof(std::uint32_t);
   using Sample = value_of<In>;
   In in;
-  count_t n;
-  Counter* counters;  // global, zeroed
-  Binner binner;
+  count_t n;  // samples (pixels x Channels)
+  Counter* counters[Active];  // global, zeroed
+  Binner binners[Active];
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -417,22 +431,29 @@ struct byte_histogram_kernel {
     auto block = ctx.template block<Threads>();
     using block_t = decltype(block);
     using be = typename block_t::backend;
-    using counters_t = byte_counters<block_t>;
+    using counters_t = byte_counters<block_t, Active>;
     static_assert(counters_t::bytes == shared_bytes, "byte_histogram_kernel: shared_bytes is byte_counters' size");
     const counters_t local(block, ctx.template shared_array<unsigned char>(shared_bytes));
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     const count_t threads = blocks * Threads, thread = b * Threads + block.thread_rank();
+    // Sample `value` of channel c: counted where c is active.
+    auto add = [&](unsigned value, unsigned c) {
+      if (Active == Channels || c < Active) local.add(value, c);
+    };
 
     count_t head = n, vectors = 0;  // 16-sample vectors past the first 16-byte boundary
     if constexpr (vector_loadable_v<In>) {
       head = misaligned_head(in, n);
       vectors = (n - head) / 16;
       const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
-      auto count_words = [&](const vector_of<std::uint32_t, 4>& x) {
+      // Vector v's samples: the first is sample head + 16 v, so of channel (head + 16 v) % Channels
+      // (head % Channels alone where Channels divides 16).
+      auto count_words = [&](const vector_of<std::uint32_t, 4>& x, count_t v) {
+        const unsigned first = Channels == 1 ? 0u : unsigned((head + (16 % Channels == 0 ? 0 : 16 * v)) % Channels);
         TILEKIT_UNROLL
         for (unsigned w = 0; w < 4; ++w)
           TILEKIT_UNROLL
-          for (unsigned j = 0; j < 4; ++j) local.add((x.item[w] >> (8 * j)) & 0xffu);
+          for (unsigned j = 0; j < 4; ++j) add((x.item[w] >> (8 * j)) & 0xffu, Channels == 1 ? 0u : (first + 4 * w + j) % Channels);
       };
       count_t v = thread;
       for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {
@@ -440,27 +461,52 @@ struct byte_histogram_kernel {
         TILEKIT_UNROLL
         for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<std::uint32_t, 4>(words + (v + u * threads) * 4);
         TILEKIT_UNROLL
-        for (unsigned u = 0; u < in_flight; ++u) count_words(x[u]);
+        for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], v + u * threads);
       }
-      for (; v < vectors; v += threads) count_words(load_vector<std::uint32_t, 4>(words + v * 4));
+      for (; v < vectors; v += threads) count_words(load_vector<std::uint32_t, 4>(words + v * 4), v);
     }
     // Item by item: the samples before the first 16-byte boundary and after the last
     // whole vector (all of them for inputs that are not vector-loadable).
     const count_t tail_from = head + vectors * 16, scalar_items = head + (n - tail_from);
-    for (count_t j = thread; j < scalar_items; j += threads)
-      local.add(static_cast<unsigned char>(in[j < head ? j : tail_from + (j - head)]));
+    for (count_t j = thread; j < scalar_items; j += threads) {
+      const count_t i = j < head ? j : tail_from + (j - head);
+      add(static_cast<unsigned char>(in[i]), Channels == 1 ? 0u : unsigned(i % Channels));
+    }
     // Values to bins, once per block. Launched by zero_then_run: the samples were read
     // at once, the global counters are touched only after wait_for_prior_grid().
     local.wait_all(block);
     be::wait_for_prior_grid();
-    for (unsigned v = block.thread_rank(); v < 256; v += Threads) {
-      const std::uint32_t total = local.total(v);
+    for (unsigned k = block.thread_rank(); k < 256 * Active; k += Threads) {
+      const unsigned c = Active == 1 ? 0u : k / 256, value = k % 256;
+      const std::uint32_t total = local.total(value, c);
       if (total == 0) continue;
-      const int bin = binner(static_cast<Sample>(v));
-      if (bin >= 0) be::atomic_add(counters + bin, static_cast<Counter>(total));
+      const int bin = binners[c](static_cast<Sample>(value));
+      if (bin >= 0) be::atomic_add(counters[c] + bin, static_cast<Counter>(total));
     }
   }
 };
+
+// Runs byte_histogram_kernel<.., Channels, Active> over the n samples at in, its counters
+// zeroed first: no more blocks than fill the GPU once (each adds its totals to the global
+// counters), fewer for smaller inputs, and at most 2^31 samples a block (32-bit counts).
+template <unsigned Channels, unsigned Active, class Launcher, class In, class Counter, class Binner, std::size_t... C>
+typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t n, Counter* const (&counters)[Active],
+                                                 const int (&bins)[Active], const Binner (&binners)[Active],
+                                                 stdx::index_sequence<C...>) {
+  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active>;
+  const count_t sms = launcher.sm_count() > 0 ? count_t(launcher.sm_count()) : 1;
+  const count_t per_block = count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors;
+  const count_t wanted = (n + per_block - 1) / per_block, most = sms * byte_histogram_tuning::blocks_per_sm;
+  const count_t fewest = (n >> 31) + 1;
+  const count_t grid = wanted < most ? (wanted > fewest ? wanted : fewest) : (most > fewest ? most : fewest);
+  const body_t body{in, n, {counters[C]...}, {binners[C]...}};
+  if constexpr (Active == 1)
+    return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
+                                  unsigned(grid), body_t::Threads, body, body_t::shared_bytes);
+  else
+    return launcher.zero_then_run({static_cast<void*>(counters[C])...}, {std::size_t(bins[C]) * sizeof(Counter)...}, true,
+                                  unsigned(grid), body_t::Threads, body, body_t::shared_bytes);
+}
 
 }  // namespace detail
 
@@ -497,17 +543,12 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     return unsigned(wanted < most ? wanted : most);
   };
   if constexpr (detail::byte_samples_v<detail::value_of<In>>) {
-    using bytes_t = detail::byte_histogram_kernel<In, Counter, Binner>;
-    if (bytes_t::shared_bytes <= launcher.max_shared_bytes()) {
-      // Each block adds its 256 totals to the global counters, so no more blocks than
-      // fill the GPU once, and fewer for smaller inputs; at most 2^31 samples per
-      // block (its counters are 32-bit).
-      const detail::count_t fewest = (n >> 31) + 1;
-      const unsigned grid = grid_for(detail::count_t(bytes_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
-                                     byte_histogram_tuning::blocks_per_sm);
-      return launcher.zero_then_run(counters, counter_bytes, byte_histogram_tuning::overlap, grid < fewest ? unsigned(fewest) : grid,
-                                    bytes_t::Threads,
-                                    bytes_t{in, n, counters, binner}, bytes_t::shared_bytes);
+    if (detail::byte_histogram_kernel<In, Counter, Binner>::shared_bytes <= launcher.max_shared_bytes()) {
+      Counter* const channel_counters[1] = {counters};
+      const int channel_bins[1] = {bins};
+      const Binner channel_binners[1] = {binner};
+      return detail::run_byte_histogram<1, 1>(launcher, in, n, channel_counters, channel_bins, channel_binners,
+                                              detail::stdx::make_index_sequence<1>{});
     }
   }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
@@ -564,6 +605,54 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
                                 privatise ? shared_bytes : 0);
 }
 
+/// The multi-channel histogram's dispatch, for any launcher: samples[0 .. pixels x Channels)
+/// are pixels of Channels interleaved channels (sample i: channel i % Channels of pixel i /
+/// Channels, as cub::DeviceHistogram's MultiHistogram forms); for each of the first Active
+/// channels c, counters[c][0 .. bins[c]) are zeroed, then count the channel's samples binned
+/// by binners[c] (as device_histogram). 1-byte samples: one pass over the image for every
+/// channel (byte_histogram_kernel); others: a device_histogram of each channel through
+/// pixel_samples. With temp == nullptr it only sets temp_bytes (1: nothing is used).
+/// Returns launcher.invalid_value, writing nothing, for pixels < 0 or above (2^63 - 1) /
+/// Channels, bins[c] < 1, a binner that is not valid(), a null counters[c], a null samples
+/// pointer with pixels > 0.
+template <unsigned Channels, unsigned Active, class Launcher, class In, class Counter, class Binner>
+typename Launcher::error_type device_multi_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In samples,
+                                                     detail::count_t pixels, Counter* const (&counters)[Active],
+                                                     const int (&bins)[Active], const Binner (&binners)[Active]) {
+  static_assert(1 <= Active && Active <= Channels, "tilekit::device_multi_histogram: 1 <= Active <= Channels");
+  using detail::count_t;
+  if constexpr (detail::wraps_pointer_v<In>) {  // thrust::device_ptr: read it as its pointer
+    return device_multi_histogram<Channels, Active>(launcher, temp, temp_bytes, detail::unwrap(samples), pixels, counters,
+                                                    bins, binners);
+  } else {
+    if (pixels < 0 || pixels > detail::stdx::numeric_limits<count_t>::max() / count_t(Channels)) return launcher.invalid_value;
+    for (unsigned c = 0; c < Active; ++c)
+      if (bins[c] < 1 || !binners[c].valid()) return launcher.invalid_value;  // the size query too
+    if (temp == nullptr) {
+      temp_bytes = 1;
+      return launcher.success;
+    }
+    for (unsigned c = 0; c < Active; ++c)
+      if (counters[c] == nullptr) return launcher.invalid_value;
+    const count_t n = pixels * count_t(Channels);
+    if (n > 0 && detail::is_null(samples)) return launcher.invalid_value;
+    if constexpr (detail::byte_samples_v<detail::value_of<In>> && Active <= 32) {
+      using body_t = detail::byte_histogram_kernel<In, Counter, Binner, Channels, Active>;
+      if (n > 0 && body_t::shared_bytes <= launcher.max_shared_bytes())
+        return detail::run_byte_histogram<Channels, Active>(launcher, samples, n, counters, bins, binners,
+                                                            detail::stdx::make_index_sequence<Active>{});
+    }
+    for (unsigned c = 0; c < Active; ++c) {
+      const pixel_samples<In> channel{samples, pixels > 0 ? pixels : 1, pixels * count_t(Channels), int(Channels), int(c)};
+      std::size_t bytes = temp_bytes;
+      if (const auto e = device_histogram(launcher, temp, bytes, channel, pixels, counters[c], bins[c], binners[c]);
+          e != launcher.success)
+        return e;
+    }
+    return launcher.success;
+  }
+}
+
 }  // namespace tilekit
 
 // ---------------------------------------------------------------- GPU entry points
@@ -586,6 +675,42 @@ cudaError_t histogram_range(void* temp, std::size_t& temp_bytes, In samples, std
   // num_levels < 2: the dispatch's bins < 1; levels == nullptr: the binner's valid().
   return device_histogram(gpu_launcher{stream}, temp, temp_bytes, samples, n, counters, num_levels - 1,
                           range_bins<tilekit::detail::value_of<In>, Level>{levels, num_levels});
+}
+
+/// Each of the first Active of Channels interleaved channels' histogram (see
+/// device_multi_histogram): channel c in num_levels[c] - 1 bins of equal width over
+/// [lower[c], upper[c]), binned as histogram_even, into counters[c].
+template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
+cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
+                                 Counter* const (&counters)[Active], const int (&num_levels)[Active],
+                                 const Level (&lower)[Active], const Level (&upper)[Active], cudaStream_t stream = 0) {
+  using bins_t = even_bins<tilekit::detail::value_of<In>, Level>;
+  bins_t binners[Active];
+  int bins[Active];
+  for (unsigned c = 0; c < Active; ++c) {
+    binners[c] = bins_t(num_levels[c] < 2 ? 2 : num_levels[c], lower[c], upper[c]);  // (as histogram_even)
+    bins[c] = num_levels[c] - 1;
+  }
+  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, pixels, counters, bins,
+                                                  binners);
+}
+
+/// Each of the first Active of Channels interleaved channels' histogram (see
+/// device_multi_histogram): channel c's bin i is [levels[c][i], levels[c][i + 1]), as
+/// histogram_range, into counters[c].
+template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
+cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
+                                  Counter* const (&counters)[Active], const int (&num_levels)[Active],
+                                  const Level* const (&levels)[Active], cudaStream_t stream = 0) {
+  using bins_t = range_bins<tilekit::detail::value_of<In>, Level>;
+  bins_t binners[Active];
+  int bins[Active];
+  for (unsigned c = 0; c < Active; ++c) {
+    binners[c] = bins_t{levels[c], num_levels[c]};
+    bins[c] = num_levels[c] - 1;
+  }
+  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, pixels, counters, bins,
+                                                  binners);
 }
 
 }  // namespace tilekit::device

@@ -184,17 +184,21 @@ cudaError_t launch_cluster(dim3 grid, dim3 block, dim3 cluster, cudaStream_t str
 }
 
 namespace detail {
-// The zeroing kernel of gpu_launcher::zero_then_run: words 4-byte words and `tail` bytes
-// after them set to 0, a grid-stride loop; it first lets the kernel after it start.
+// The zeroing kernel of gpu_launcher::zero_then_run: in each of Ranges ranges, words[r]
+// 4-byte words at p[r] and tail[r] bytes after them set to 0, a grid-stride loop; it
+// first lets the kernel after it start.
+template <std::size_t Ranges>
 struct zero_words {
-  unsigned* p;
-  std::size_t words, tail;
+  unsigned* p[Ranges];
+  std::size_t words[Ranges], tail[Ranges];
   template <class Ctx>
   __device__ void operator()(Ctx&) const {
     gpu_backend::allow_next_grid();
-    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) p[i] = 0u;
-    if (blockIdx.x == 0 && threadIdx.x < tail) reinterpret_cast<unsigned char*>(p + words)[threadIdx.x] = 0;
+    const std::size_t stride = std::size_t(gridDim.x) * blockDim.x, first = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::size_t r = 0; r < Ranges; ++r) {
+      for (std::size_t i = first; i < words[r]; i += stride) p[r][i] = 0u;
+      if (blockIdx.x == 0 && threadIdx.x < tail[r]) reinterpret_cast<unsigned char*>(p[r] + words[r])[threadIdx.x] = 0;
+    }
   }
 };
 
@@ -294,7 +298,7 @@ struct gpu_launcher {
       if (cudaError_t e = zero(p, bytes); e != cudaSuccess) return e;
       return run_cluster(grid, cluster, block, body, shared_bytes);
     }
-    if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
+    if (cudaError_t e = zero_kernel<1>({p}, {bytes}); e != cudaSuccess) return e;
     const cudaLaunchAttribute attributes[2] = {detail::cluster_attribute(dim3(cluster)), detail::dependent_launch_attribute()};
     return detail::launch_with(attributes, dim3(grid), dim3(block), stream, body, shared_bytes);
   }
@@ -316,16 +320,42 @@ struct gpu_launcher {
       if (cudaError_t e = zero(p, bytes); e != cudaSuccess) return e;
       return run(grid, block, body, shared_bytes);
     }
-    if (cudaError_t e = zero_kernel(p, bytes); e != cudaSuccess) return e;
+    if (cudaError_t e = zero_kernel<1>({p}, {bytes}); e != cudaSuccess) return e;
     return detail::launch_with(detail::dependent_launch_attribute(), dim3(grid), dim3(block), stream, body, shared_bytes);
   }
-  /// The zeroing kernel of zero_then_run (detail::zero_words; nothing for 0 bytes). @pre p 4-byte aligned.
-  cudaError_t zero_kernel(void* p, std::size_t bytes) const {
-    if (bytes == 0) return cudaSuccess;
-    const std::size_t words = bytes / 4, threads = 256, per_block = threads * 16;
-    const std::size_t blocks = (words + per_block - 1) / per_block;
-    return launch(dim3(unsigned(blocks == 0 ? 1 : blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)), stream,
-                  detail::zero_words{static_cast<unsigned*>(p), words, bytes % 4});
+  /// As zero_then_run, zeroing Ranges ranges (bytes[r] bytes at ps[r]) where the one
+  /// zeroes one: where they are all 4-byte aligned on sm_90+, in one kernel for all (a
+  /// dependent launch of body's kernel after it with overlap), else one memset each.
+  template <std::size_t Ranges, class Body>
+  cudaError_t zero_then_run(void* const (&ps)[Ranges], const std::size_t (&bytes)[Ranges], bool overlap, unsigned grid,
+                            unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    bool aligned = detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() >= 9;
+    for (std::size_t r = 0; r < Ranges; ++r) aligned = aligned && reinterpret_cast<std::uintptr_t>(ps[r]) % 4 == 0;
+    if (!aligned) {
+      for (std::size_t r = 0; r < Ranges; ++r)
+        if (cudaError_t e = zero(ps[r], bytes[r]); e != cudaSuccess) return e;
+      return run(grid, block, body, shared_bytes);
+    }
+    if (cudaError_t e = zero_kernel<Ranges>(ps, bytes); e != cudaSuccess) return e;
+    if (!overlap) return run(grid, block, body, shared_bytes);
+    return detail::launch_with(detail::dependent_launch_attribute(), dim3(grid), dim3(block), stream, body, shared_bytes);
+  }
+  /// The zeroing kernel of zero_then_run (detail::zero_words; nothing where every range is
+  /// empty). @pre every ps[r] 4-byte aligned.
+  template <std::size_t Ranges>
+  cudaError_t zero_kernel(void* const (&ps)[Ranges], const std::size_t (&bytes)[Ranges]) const {
+    detail::zero_words<Ranges> body{};
+    std::size_t most = 0;
+    for (std::size_t r = 0; r < Ranges; ++r) {
+      body.p[r] = static_cast<unsigned*>(ps[r]);
+      body.words[r] = bytes[r] / 4;
+      body.tail[r] = bytes[r] % 4;
+      most = bytes[r] > most ? bytes[r] : most;
+    }
+    if (most == 0) return cudaSuccess;
+    const std::size_t threads = 256, per_block = threads * 16;
+    const std::size_t blocks = (most / 4 + per_block - 1) / per_block;
+    return launch(dim3(unsigned(blocks == 0 ? 1 : blocks < 65535 ? blocks : 65535)), dim3(unsigned(threads)), stream, body);
   }
   /// Declares bytes bytes at p initialised in stream for compute-sanitizer's initcheck
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel

@@ -429,6 +429,14 @@ struct launcher {
     if (bytes > 0) zero(p, bytes);
     return run(grid, block, body, shared_bytes);
   }
+  /// zero each of the Ranges ranges (bytes[r] bytes at ps[r]), then run.
+  template <std::size_t Ranges, class Body>
+  int zero_then_run(void* const (&ps)[Ranges], const std::size_t (&bytes)[Ranges], bool /*overlap*/, unsigned grid,
+                    unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    for (std::size_t r = 0; r < Ranges; ++r)
+      if (bytes[r] > 0) zero(ps[r], bytes[r]);
+    return run(grid, block, body, shared_bytes);
+  }
   /// Sets bytes bytes at p to 0 (host memory); returns success.
   int zero(void* p, std::size_t bytes) const {
     std::memset(p, 0, bytes);
