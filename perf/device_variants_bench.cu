@@ -9,8 +9,10 @@
 //   2^30 samples; distinct of int32 keys (1%, 50% and 100% of them distinct) against
 //   CUB's sort pipeline (SortPairs of (key, index), UniqueByKey, SortPairs back by index);
 //   ReduceByKey, UniqueByKey and InclusiveSumByKey of int32 keys in runs of 8,
-//   DeviceSegmentedReduce::Sum over segments of 1024 and of 64 int32, and the three-way
-//   DevicePartition::If (about a quarter, a quarter and half of the items).
+//   DeviceSegmentedReduce::Sum over segments of 1024 and of 64 int32 and ArgMin over segments of
+//   1024, MultiHistogramEven of RGBA uint8 (3 channels; one row, and rows with padding),
+//   DevicePartition::Flagged, and the three-way DevicePartition::If (about a quarter, a quarter
+//   and half of the items).
 // Inputs are generated on the device from a hash of the index (floats and doubles:
 // multiples of 0.5 in [-0.5, 0.5], so every sum is exact and the implementations'
 // results compare bitwise). Before timing, each case runs every implementation once
@@ -426,6 +428,28 @@ variant multi_histogram_variant() {
           [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
 }
 
+// The same as rows of 1920 RGBA pixels with 128 bytes of padding after each (a pitched
+// image: rows 7808 bytes apart, a multiple of 16), MultiHistogramEven's row-stride form.
+variant multi_histogram_rows_variant() {
+  constexpr std::int64_t row_pixels = 1920, pitch = row_pixels * 4 + 128;
+  return {"histogram_rgba3_rows", "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* h = as<int>(out);
+            const ::cuda::std::array<int*, 3> histograms{h, h + 256, h + 512};
+            const ::cuda::std::array<int, 3> levels{257, 257, 257}, lower{0, 0, 0}, upper{256, 256, 256};
+            const auto* pixels = in_as<unsigned char>();
+            const std::int64_t rows = std::int64_t(n) / pitch;
+            if (i == impl::tilekit)
+              CHECK((tilekit::cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper,
+                                                                             row_pixels, rows, std::size_t(pitch))));
+            else
+              CHECK((cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper, row_pixels,
+                                                                    rows, std::size_t(pitch))));
+          },
+          [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
+}
+
 // DevicePartition::Flagged: the flagged items in order, then the rest in reverse order.
 variant partition_flagged_variant() {
   return {"partition_flagged", "int32", data::small_ints, 4, [](std::size_t n) { return 5.0 * double(n) + 4.0 * double(n); },
@@ -531,7 +555,7 @@ int main(int argc, char** argv) {
         distinct_variant<50>("distinct50"), distinct_variant<100>("distinct100"),
         reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
         segmented_sum_variant<64>("segmented_sum64"), segmented_argmin_variant<1024>("segmented_argmin1024"),
-        multi_histogram_variant(), partition_flagged_variant(), partition3_variant()};
+        multi_histogram_variant(), multi_histogram_rows_variant(), partition_flagged_variant(), partition3_variant()};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)

@@ -375,13 +375,16 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
 
 // The multi-channel histogram (tilekit::device_multi_histogram): the first Active of
 // Channels interleaved channels, each into its own counters with its own bins; uint8
-// images (one pass for every channel) starting on and off a 16-byte boundary, and an int
-// image (a pass per channel), against the CPU.
+// images (one pass for every channel) starting on and off a 16-byte boundary, in one row
+// and in rows with padding (a multiple of 16 bytes apart, read as vectors, or not), and an
+// int image (a pass per channel), against the CPU.
 template <unsigned Channels, unsigned Active, class Sample>
-void check_multi_histogram(std::int64_t pixels, std::size_t offset, std::mt19937_64& g) {
+void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int64_t padding, std::size_t offset,
+                           std::mt19937_64& g) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();
-  std::vector<Sample> image(offset + std::size_t(pixels) * Channels + 3);
+  const std::int64_t stride = row_pixels * Channels + padding;  // samples from a row to the next
+  std::vector<Sample> image(offset + std::size_t(stride * rows) + 3);
   for (auto& x : image) x = Sample(g() % 4 == 0 ? 9 : g() % 256);  // a quarter in one bin
   hbuf<Sample> d_image(image);
   // Channel c: 256 >> c bins over [c, 256 - c): narrower and shifted as c grows.
@@ -399,21 +402,25 @@ void check_multi_histogram(std::int64_t pixels, std::size_t offset, std::mt19937
   hbuf<unsigned> counts(first[Active], poison<unsigned>());
   unsigned* counters[Active];
   for (unsigned c = 0; c < Active; ++c) counters[c] = counts.data() + first[c];
-  for (std::int64_t p = 0; p < pixels; ++p)
-    for (unsigned c = 0; c < Active; ++c) {
-      const int bin = binners[c](image[offset + std::size_t(p) * Channels + c]);
-      if (bin >= 0) ++want[c][std::size_t(bin)];
-    }
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t p = 0; p < row_pixels; ++p)
+      for (unsigned c = 0; c < Active; ++c) {
+        const int bin = binners[c](image[offset + std::size_t(r * stride + p * Channels) + c]);
+        if (bin >= 0) ++want[c][std::size_t(bin)];
+      }
   const Sample* samples = d_image.data() + offset;
   std::size_t bytes = 0;
-  BOOST_REQUIRE((tilekit::device_multi_histogram<Channels, Active>(launcher, nullptr, bytes, samples, pixels, counters, bins,
-                                                                  binners) == launcher.success));
+  auto call = [&](void* temp) {
+    return tilekit::device_multi_histogram<Channels, Active>(launcher, temp, bytes, samples, row_pixels, rows, stride, counters,
+                                                             bins, binners);
+  };
+  BOOST_REQUIRE(call(nullptr) == launcher.success);
   hbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_multi_histogram<Channels, Active>(launcher, temp.data(), bytes, samples, pixels, counters, bins,
-                                                                   binners);
+  const auto e = call(temp.data());
   ::backend::sync();
   BOOST_TEST_CONTEXT(::backend::name << " multi-channel histogram, " << Active << " of " << Channels << " channels of "
-                                     << sizeof(Sample) << "-byte samples, " << pixels << " pixels from sample " << offset
+                                     << sizeof(Sample) << "-byte samples, " << rows << " rows of " << row_pixels << " pixels, "
+                                     << padding << " samples of padding, from sample " << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     mismatch_log log;
@@ -433,12 +440,22 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   const std::int64_t big = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 22) / 4);
   for (std::int64_t pixels : {std::int64_t(0), std::int64_t(1), std::int64_t(37), std::int64_t(4099), big}) {
     for (std::size_t offset : {std::size_t(0), std::size_t(1), std::size_t(6)}) {
-      check_multi_histogram<4, 3, unsigned char>(pixels, offset, g);
-      check_multi_histogram<3, 3, unsigned char>(pixels, offset, g);
-      check_multi_histogram<3, 2, signed char>(pixels, offset, g);
-      check_multi_histogram<1, 1, unsigned char>(pixels, offset, g);
+      check_multi_histogram<4, 3, unsigned char>(pixels, 1, 0, offset, g);
+      check_multi_histogram<3, 3, unsigned char>(pixels, 1, 0, offset, g);
+      check_multi_histogram<3, 2, signed char>(pixels, 1, 0, offset, g);
+      check_multi_histogram<1, 1, unsigned char>(pixels, 1, 0, offset, g);
     }
-    check_multi_histogram<4, 3, int>(pixels, 0, g);
+    check_multi_histogram<4, 3, int>(pixels, 1, 0, 0, g);
+  }
+  // Rows: 4 x 333 + 12 and 4 x 1000 (+ 32) samples are multiples of 16 (vectors), 4 x 333 (+ 7) and 3 x 1000 + 5 are not.
+  for (std::int64_t row_pixels : {std::int64_t(1), std::int64_t(333), std::int64_t(1000)}) {
+    for (std::int64_t padding : {std::int64_t(0), std::int64_t(7), std::int64_t(12), std::int64_t(32)}) {
+      for (std::size_t offset : {std::size_t(0), std::size_t(5)}) {
+        check_multi_histogram<4, 3, unsigned char>(row_pixels, 9, padding, offset, g);
+        check_multi_histogram<3, 2, unsigned char>(row_pixels, 9, padding + 5, offset, g);
+      }
+      check_multi_histogram<4, 3, int>(row_pixels, 9, padding, 0, g);
+    }
   }
   // Invalid arguments: nothing written.
   const auto launcher = ::backend::launcher();
@@ -452,7 +469,7 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   std::size_t bytes = 0;
   const unsigned char* pixels = image.data();
   auto call = [&](void* temp, const unsigned char* samples, std::int64_t n, unsigned* const (&c)[2], const int (&nb)[2],
-                  const bins_t (&bn)[2]) { return tilekit::device_multi_histogram<4, 2>(launcher, temp, bytes, samples, n, c, nb, bn); };
+                  const bins_t (&bn)[2]) { return tilekit::device_multi_histogram<4, 2>(launcher, temp, bytes, samples, n, 1, 4 * n, c, nb, bn); };
   BOOST_REQUIRE(call(nullptr, pixels, 16, counters, bins, binners) == launcher.success);
   hbuf<unsigned char> temp(bytes, 0xCD);
   BOOST_TEST(call(temp.data(), pixels, -1, counters, bins, binners) == launcher.invalid_value);
@@ -460,6 +477,9 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   BOOST_TEST(call(temp.data(), pixels, 16, counters, no_bins, binners) == launcher.invalid_value);
   BOOST_TEST(call(temp.data(), pixels, 16, counters, bins, empty_range) == launcher.invalid_value);
   BOOST_TEST(call(temp.data(), nullptr, 16, counters, bins, binners) == launcher.invalid_value);
+  const auto overlapping = tilekit::device_multi_histogram<4, 2>(launcher, temp.data(), bytes, pixels, 4, 2, 15, counters, bins,
+                                                                 binners);  // rows overlap: 16 samples a row, 15 apart
+  BOOST_TEST(overlapping == launcher.invalid_value);
   ::backend::sync();
   for (unsigned x : a.to_host()) BOOST_TEST(is_poison(x));
   for (unsigned x : b.to_host()) BOOST_TEST(is_poison(x));

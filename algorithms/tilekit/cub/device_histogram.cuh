@@ -8,11 +8,10 @@
 // and two-phase protocol. Differences: any number of bins is counted in shared memory
 // while it fits (CUB privatises up to 256 bins and goes to global atomics beyond);
 // lower >= upper is cudaErrorInvalidValue; num_samples may be any integer type up to
-// 2^63 - 1. The multi-channel and 2D forms whose rows lie back to back go to
-// tilekit::device::multi_histogram_even / _range (1-byte samples: one pass for every
-// channel); rows with padding between them read each active channel in a pass of its
-// own through tilekit::pixel_samples (every argument of every channel is checked
-// before any is counted), not tuned yet.
+// 2^63 - 1. The multi-channel and 2D forms go to tilekit::device::multi_histogram_even /
+// _range: 1-byte samples in one pass for every channel (16-byte vectors where rows lie a
+// multiple of 16 bytes apart), other samples a pass per channel through
+// tilekit::pixel_samples (every argument of every channel is checked before any is counted).
 #pragma once
 #include <tilekit/device/histogram.cuh>
 
@@ -98,20 +97,16 @@ struct DeviceHistogram {
                                         ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> lower_level,
                                         ::cuda::std::array<LevelT, NUM_ACTIVE_CHANNELS> upper_level, OffsetT num_row_pixels,
                                         OffsetT num_rows, std::size_t row_stride_bytes, cudaStream_t stream = 0) {
-    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
-        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
-        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
-          return tilekit::device::histogram_even(t, b, samples, n, d_histogram[c], num_levels[c], lower_level[c],
-                                                 upper_level[c], stream);
-        },
-        [&](void* t, std::size_t& b, std::int64_t pixels) {
+    return channels<NUM_CHANNELS>(
+        num_row_pixels, num_rows, row_stride_bytes, sizeof(tilekit::detail::value_of<SampleIteratorT>),
+        [&](std::int64_t row_pixels, std::int64_t rows, std::int64_t stride) {
           CounterT* counters[NUM_ACTIVE_CHANNELS];
           int levels[NUM_ACTIVE_CHANNELS];
           LevelT lower[NUM_ACTIVE_CHANNELS], upper[NUM_ACTIVE_CHANNELS];
           for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c)
             counters[c] = d_histogram[c], levels[c] = num_levels[c], lower[c] = lower_level[c], upper[c] = upper_level[c];
-          return tilekit::device::multi_histogram_even<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(t, b, d_samples, pixels, counters,
-                                                                                         levels, lower, upper, stream);
+          return tilekit::device::multi_histogram_even<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+              d_temp_storage, temp_storage_bytes, d_samples, row_pixels, rows, stride, counters, levels, lower, upper, stream);
         });
   }
 
@@ -160,18 +155,15 @@ struct DeviceHistogram {
                                          ::cuda::std::array<const LevelT*, NUM_ACTIVE_CHANNELS> d_levels,
                                          OffsetT num_row_pixels, OffsetT num_rows, std::size_t row_stride_bytes,
                                          cudaStream_t stream = 0) {
-    return channels<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
-        d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_row_pixels, num_rows, row_stride_bytes,
-        [&](void* t, std::size_t& b, auto samples, std::int64_t n, int c) {
-          return tilekit::device::histogram_range(t, b, samples, n, d_histogram[c], num_levels[c], d_levels[c], stream);
-        },
-        [&](void* t, std::size_t& b, std::int64_t pixels) {
+    return channels<NUM_CHANNELS>(
+        num_row_pixels, num_rows, row_stride_bytes, sizeof(tilekit::detail::value_of<SampleIteratorT>),
+        [&](std::int64_t row_pixels, std::int64_t rows, std::int64_t stride) {
           CounterT* counters[NUM_ACTIVE_CHANNELS];
           int levels[NUM_ACTIVE_CHANNELS];
           const LevelT* bounds[NUM_ACTIVE_CHANNELS];
           for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) counters[c] = d_histogram[c], levels[c] = num_levels[c], bounds[c] = d_levels[c];
-          return tilekit::device::multi_histogram_range<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(t, b, d_samples, pixels, counters,
-                                                                                          levels, bounds, stream);
+          return tilekit::device::multi_histogram_range<NUM_CHANNELS, NUM_ACTIVE_CHANNELS>(
+              d_temp_storage, temp_storage_bytes, d_samples, row_pixels, rows, stride, counters, levels, bounds, stream);
         });
   }
 
@@ -207,51 +199,19 @@ struct DeviceHistogram {
     return a;
   }
 
-  // The multi-channel and 2D forms. Rows back to back (or one row): all_channels(temp, bytes,
-  // pixels) (a multi-channel histogram call over the whole image). Else channel c of the
-  // image as tilekit::pixel_samples, through per_channel(temp, bytes, samples, n, c) (a
-  // histogram call): every channel's size query (which checks its bins) and the counters'
-  // null checks run before any channel is counted; then one pass per channel.
+  // The multi-channel and 2D forms: the image's shape in samples, checked, to
+  // whole_image(row_pixels, rows, row_stride) (a multi-channel histogram call).
   // row_stride_bytes 0: one row of num_row_pixels (the 1D forms).
-  template <int NUM_CHANNELS, int NUM_ACTIVE_CHANNELS, class SampleIteratorT, class Histograms, class OffsetT,
-            class PerChannel, class AllChannels>
-  static cudaError_t channels(void* d_temp_storage, std::size_t& temp_storage_bytes, SampleIteratorT d_samples,
-                              const Histograms& d_histogram, OffsetT num_row_pixels, OffsetT num_rows,
-                              std::size_t row_stride_bytes, PerChannel per_channel, AllChannels all_channels) {
-    static_assert(NUM_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS >= 1 && NUM_ACTIVE_CHANNELS <= NUM_CHANNELS,
-                  "tilekit::cub::DeviceHistogram: 1 <= NUM_ACTIVE_CHANNELS <= NUM_CHANNELS");
-    using sample_t = tilekit::detail::value_of<SampleIteratorT>;
+  template <int NUM_CHANNELS, class OffsetT, class WholeImage>
+  static cudaError_t channels(OffsetT num_row_pixels, OffsetT num_rows, std::size_t row_stride_bytes, std::size_t sample_bytes,
+                              WholeImage whole_image) {
+    static_assert(NUM_CHANNELS >= 1, "tilekit::cub::DeviceHistogram: NUM_CHANNELS >= 1");
     const std::int64_t row_pixels = static_cast<std::int64_t>(num_row_pixels), rows = static_cast<std::int64_t>(num_rows);
     if (row_pixels < 0 || rows < 0) return cudaErrorInvalidValue;
-    if (row_stride_bytes != 0 && row_stride_bytes % sizeof(sample_t) != 0) return cudaErrorInvalidValue;
-    const std::int64_t stride = row_stride_bytes != 0 ? std::int64_t(row_stride_bytes / sizeof(sample_t))
-                                                      : row_pixels * NUM_CHANNELS;
+    if (row_stride_bytes % sample_bytes != 0) return cudaErrorInvalidValue;
+    const std::int64_t stride = row_stride_bytes != 0 ? std::int64_t(row_stride_bytes / sample_bytes) : row_pixels * NUM_CHANNELS;
     if (rows > 1 && stride < row_pixels * NUM_CHANNELS) return cudaErrorInvalidValue;  // rows would overlap
-    const std::int64_t n = row_pixels * rows;
-    if (rows <= 1 || stride == row_pixels * NUM_CHANNELS) return all_channels(d_temp_storage, temp_storage_bytes, n);
-    std::size_t bytes = 1;
-    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) {
-      const tilekit::pixel_samples<SampleIteratorT> samples{d_samples, row_pixels > 0 ? row_pixels : 1, stride,
-                                                            NUM_CHANNELS, c};
-      std::size_t need = 0;
-      if (const cudaError_t e = per_channel(nullptr, need, samples, n, c); e != cudaSuccess) return e;
-      bytes = need > bytes ? need : bytes;
-    }
-    if (d_temp_storage == nullptr) {
-      temp_storage_bytes = bytes;
-      return cudaSuccess;
-    }
-    if (temp_storage_bytes < bytes) return cudaErrorInvalidValue;
-    if (n > 0 && tilekit::detail::is_null(d_samples)) return cudaErrorInvalidValue;
-    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c)
-      if (d_histogram[c] == nullptr) return cudaErrorInvalidValue;
-    for (int c = 0; c < NUM_ACTIVE_CHANNELS; ++c) {
-      const tilekit::pixel_samples<SampleIteratorT> samples{d_samples, row_pixels > 0 ? row_pixels : 1, stride,
-                                                            NUM_CHANNELS, c};
-      std::size_t b = temp_storage_bytes;
-      if (const cudaError_t e = per_channel(d_temp_storage, b, samples, n, c); e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
+    return whole_image(row_pixels, rows, stride);
   }
 };
 

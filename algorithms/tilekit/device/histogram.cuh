@@ -6,10 +6,11 @@
 //       num_levels - 1 bins of equal width over [lower, upper), binned as CUB's HistogramEven
 //   histogram_range(temp, temp_bytes, samples, n, counters, num_levels, levels[, stream])
 //       bin i = [levels[i], levels[i+1]); levels ascending, in device memory
-//   multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, counters[Active],
-//       num_levels[Active], lower[Active], upper[Active][, stream]) and multi_histogram_range<..>(..,
-//       counters[Active], num_levels[Active], levels[Active][, stream]): the first Active of Channels
-//       interleaved channels, each into its own counters (1-byte samples: one pass for all)
+//   multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels | row_pixels, rows, row_stride,
+//       counters[Active], num_levels[Active], lower[Active], upper[Active][, stream]) and
+//       multi_histogram_range<..>(.., counters[Active], num_levels[Active], levels[Active][, stream]): the
+//       first Active of Channels interleaved channels, each into its own counters (1-byte samples: one
+//       pass for all)
 // counters[0 .. num_levels - 1) are zeroed, then counted; samples outside the
 // bins are not counted. Any bin count: shared-memory counters per block while
 // they fit (launcher.max_shared_bytes()), 16-bit ones (two to a word) up to twice
@@ -406,10 +407,14 @@ struct spread_histogram_kernel {
 
 // 1-byte samples: the block counts the 256 values in a histogram per warp
 // (byte_counters), then adds each value's total to its bin's global counter. With
-// Channels > 1 the samples are interleaved channels (sample i is channel i % Channels
-// of pixel i / Channels) and the first Active channels are counted, each in its own set
-// of byte_counters, into counters[c] through binners[c]: one pass for every channel.
-template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1>
+// Channels > 1 the samples are interleaved channels (sample i of a row is channel
+// i % Channels of pixel i / Channels) and the first Active channels are counted, each in
+// its own set of byte_counters, into counters[c] through binners[c]: one pass for every
+// channel. The samples are `rows` rows of row_samples, row_stride apart (one row: the 1D
+// forms); where the rows are a multiple of 16 bytes apart (vector_rows) every row has the
+// same samples before its first 16-byte boundary, and its whole 16-byte vectors are read
+// as such, the rest item by item. Without Rows, one row (rows is 1): the 1D loop alone.
+template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false>
 struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
   // Shared memory: 1 KB per warp and active channel, at most 64 KB a block (two blocks per SM).
@@ -421,7 +426,10 @@ struct byte_histogram_kernel {
   static constexpr std::size_t shared_bytes = std::size_t(Threads / 32) * Active * 256 * sizeof(std::uint32_t);
   using Sample = value_of<In>;
   In in;
-  count_t n;  // samples (pixels x Channels)
+  count_t row_samples;  // samples counted in a row (pixels x Channels)
+  count_t rows;        // 1 without Rows
+  count_t row_stride;  // samples from a row's start to the next's
+  bool vector_rows;    // rows == 1, or row_stride a multiple of 16 bytes
   Counter* counters[Active];  // global, zeroed
   Binner binners[Active];
 
@@ -440,37 +448,72 @@ struct byte_histogram_kernel {
     auto add = [&](unsigned value, unsigned c) {
       if (Active == Channels || c < Active) local.add(value, c);
     };
+    const count_t all_rows = Rows ? rows : 1;
+    // Item k of `count` items a row, k = row * count + at: the row and `at` (32-bit
+    // division where the items allow; none for one row).
+    auto split = [&](count_t k, count_t count, count_t& at) {
+      const count_t row = all_rows == 1                     ? 0
+                          : count * all_rows <= 0xffffffffll ? count_t(unsigned(k) / unsigned(count))
+                                                             : k / count;
+      at = k - row * count;
+      return row;
+    };
 
-    count_t head = n, vectors = 0;  // 16-sample vectors past the first 16-byte boundary
+    count_t head = row_samples, vectors = 0;  // per row: samples before the first 16-byte boundary, whole vectors after
     if constexpr (vector_loadable_v<In>) {
-      head = misaligned_head(in, n);
-      vectors = (n - head) / 16;
-      const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
-      // Vector v's samples: the first is sample head + 16 v, so of channel (head + 16 v) % Channels
-      // (head % Channels alone where Channels divides 16).
-      auto count_words = [&](const vector_of<std::uint32_t, 4>& x, count_t v) {
-        const unsigned first = Channels == 1 ? 0u : unsigned((head + (16 % Channels == 0 ? 0 : 16 * v)) % Channels);
+      if (vector_rows) {
+        head = misaligned_head(in, row_samples);
+        vectors = (row_samples - head) / 16;
+      }
+      // The vector's first sample is sample `at` of its row, of channel at % Channels
+      // ((head % Channels) alone where Channels divides 16).
+      auto count_words = [&](const vector_of<std::uint32_t, 4>& x, count_t at) {
+        const unsigned first = Channels == 1 ? 0u : unsigned((16 % Channels == 0 ? head : at) % Channels);
         TILEKIT_UNROLL
         for (unsigned w = 0; w < 4; ++w)
           TILEKIT_UNROLL
           for (unsigned j = 0; j < 4; ++j) add((x.item[w] >> (8 * j)) & 0xffu, Channels == 1 ? 0u : (first + 4 * w + j) % Channels);
       };
-      count_t v = thread;
-      for (; v + (in_flight - 1) * threads < vectors; v += in_flight * threads) {
-        vector_of<std::uint32_t, 4> x[in_flight];
-        TILEKIT_UNROLL
-        for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<std::uint32_t, 4>(words + (v + u * threads) * 4);
-        TILEKIT_UNROLL
-        for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], v + u * threads);
+      // Vectors 0 .. all, vector v at locate(v, at) and its first sample sample `at` of its row.
+      auto count_vectors = [&](count_t all, auto locate) {
+        count_t v = thread;
+        for (; v + (in_flight - 1) * threads < all; v += in_flight * threads) {
+          vector_of<std::uint32_t, 4> x[in_flight];
+          count_t at[in_flight];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<std::uint32_t, 4>(locate(v + u * threads, at[u]));
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], at[u]);
+        }
+        for (; v < all; v += threads) {
+          count_t at = 0;
+          const auto x = load_vector<std::uint32_t, 4>(locate(v, at));
+          count_words(x, at);
+        }
+      };
+      if constexpr (Rows) {
+        count_vectors(vectors * rows, [&](count_t v, count_t& at) {
+          count_t k = 0;
+          const count_t row = split(v, vectors, k);
+          at = head + 16 * k;
+          return reinterpret_cast<const std::uint32_t*>(in + row * row_stride + at);
+        });
+      } else {
+        const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
+        count_vectors(vectors, [&](count_t v, count_t& at) {
+          at = head + 16 * v;
+          return words + 4 * v;
+        });
       }
-      for (; v < vectors; v += threads) count_words(load_vector<std::uint32_t, 4>(words + v * 4), v);
     }
-    // Item by item: the samples before the first 16-byte boundary and after the last
-    // whole vector (all of them for inputs that are not vector-loadable).
-    const count_t tail_from = head + vectors * 16, scalar_items = head + (n - tail_from);
-    for (count_t j = thread; j < scalar_items; j += threads) {
-      const count_t i = j < head ? j : tail_from + (j - head);
-      add(static_cast<unsigned char>(in[i]), Channels == 1 ? 0u : unsigned(i % Channels));
+    // Item by item: each row's samples before its first 16-byte boundary and after its
+    // last whole vector (every sample where the rows are not read as vectors).
+    const count_t tail_from = head + vectors * 16, per_row = row_samples - vectors * 16;
+    for (count_t k = thread; k < per_row * all_rows; k += threads) {
+      count_t at = 0;
+      const count_t row = split(k, per_row, at);
+      const count_t column = at < head ? at : tail_from + (at - head);
+      add(static_cast<unsigned char>(in[row * row_stride + column]), Channels == 1 ? 0u : unsigned(column % Channels));
     }
     // Values to bins, once per block. Launched by zero_then_run: the samples were read
     // at once, the global counters are touched only after wait_for_prior_grid().
@@ -486,20 +529,24 @@ struct byte_histogram_kernel {
   }
 };
 
-// Runs byte_histogram_kernel<.., Channels, Active> over the n samples at in, its counters
-// zeroed first: no more blocks than fill the GPU once (each adds its totals to the global
-// counters), fewer for smaller inputs, and at most 2^31 samples a block (32-bit counts).
-template <unsigned Channels, unsigned Active, class Launcher, class In, class Counter, class Binner, std::size_t... C>
-typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t n, Counter* const (&counters)[Active],
+// Runs byte_histogram_kernel<.., Channels, Active> over `rows` rows of row_samples samples,
+// row_stride apart, at in, its counters zeroed first: no more blocks than fill the GPU once
+// (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
+// samples a block (32-bit counts). @pre rows >= 1 (1 without Rows), row_samples >= 1.
+template <unsigned Channels, unsigned Active, bool Rows, class Launcher, class In, class Counter, class Binner, std::size_t... C>
+typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t row_samples, count_t rows,
+                                                 count_t row_stride, Counter* const (&counters)[Active],
                                                  const int (&bins)[Active], const Binner (&binners)[Active],
                                                  stdx::index_sequence<C...>) {
-  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active>;
+  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows>;
+  const count_t n = row_samples * rows;
+  const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
   const count_t sms = launcher.sm_count() > 0 ? count_t(launcher.sm_count()) : 1;
   const count_t per_block = count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors;
   const count_t wanted = (n + per_block - 1) / per_block, most = sms * byte_histogram_tuning::blocks_per_sm;
   const count_t fewest = (n >> 31) + 1;
   const count_t grid = wanted < most ? (wanted > fewest ? wanted : fewest) : (most > fewest ? most : fewest);
-  const body_t body{in, n, {counters[C]...}, {binners[C]...}};
+  const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
   if constexpr (Active == 1)
     return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
                                   unsigned(grid), body_t::Threads, body, body_t::shared_bytes);
@@ -547,7 +594,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       Counter* const channel_counters[1] = {counters};
       const int channel_bins[1] = {bins};
       const Binner channel_binners[1] = {binner};
-      return detail::run_byte_histogram<1, 1>(launcher, in, n, channel_counters, channel_bins, channel_binners,
+      return detail::run_byte_histogram<1, 1, false>(launcher, in, n, 1, n, channel_counters, channel_bins, channel_binners,
                                               detail::stdx::make_index_sequence<1>{});
     }
   }
@@ -605,27 +652,34 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
                                 privatise ? shared_bytes : 0);
 }
 
-/// The multi-channel histogram's dispatch, for any launcher: samples[0 .. pixels x Channels)
-/// are pixels of Channels interleaved channels (sample i: channel i % Channels of pixel i /
-/// Channels, as cub::DeviceHistogram's MultiHistogram forms); for each of the first Active
-/// channels c, counters[c][0 .. bins[c]) are zeroed, then count the channel's samples binned
-/// by binners[c] (as device_histogram). 1-byte samples: one pass over the image for every
-/// channel (byte_histogram_kernel); others: a device_histogram of each channel through
-/// pixel_samples. With temp == nullptr it only sets temp_bytes (1: nothing is used).
-/// Returns launcher.invalid_value, writing nothing, for pixels < 0 or above (2^63 - 1) /
-/// Channels, bins[c] < 1, a binner that is not valid(), a null counters[c], a null samples
-/// pointer with pixels > 0.
+/// The multi-channel histogram's dispatch, for any launcher: an image of `rows` rows of
+/// row_pixels pixels, rows row_stride samples apart (row_stride = row_pixels x Channels:
+/// back to back), each pixel Channels interleaved samples (as cub::DeviceHistogram's
+/// MultiHistogram and row-stride forms); for each of the first Active channels c,
+/// counters[c][0 .. bins[c]) are zeroed, then count the channel's samples binned by
+/// binners[c] (as device_histogram). 1-byte samples: one pass over the image for every
+/// channel (byte_histogram_kernel; 16-byte vectors where the rows are a multiple of 16 bytes
+/// apart); others: a device_histogram of each channel through pixel_samples. With temp ==
+/// nullptr it only sets temp_bytes (1: nothing is used). Returns launcher.invalid_value,
+/// writing nothing, for negative sizes, rows > 1 with row_stride < row_pixels x Channels, an
+/// image above 2^63 - 1 samples, bins[c] < 1, a binner that is not valid(), a null
+/// counters[c], a null samples pointer with pixels.
 template <unsigned Channels, unsigned Active, class Launcher, class In, class Counter, class Binner>
 typename Launcher::error_type device_multi_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In samples,
-                                                     detail::count_t pixels, Counter* const (&counters)[Active],
+                                                     detail::count_t row_pixels, detail::count_t rows,
+                                                     detail::count_t row_stride, Counter* const (&counters)[Active],
                                                      const int (&bins)[Active], const Binner (&binners)[Active]) {
   static_assert(1 <= Active && Active <= Channels, "tilekit::device_multi_histogram: 1 <= Active <= Channels");
   using detail::count_t;
   if constexpr (detail::wraps_pointer_v<In>) {  // thrust::device_ptr: read it as its pointer
-    return device_multi_histogram<Channels, Active>(launcher, temp, temp_bytes, detail::unwrap(samples), pixels, counters,
-                                                    bins, binners);
+    return device_multi_histogram<Channels, Active>(launcher, temp, temp_bytes, detail::unwrap(samples), row_pixels, rows,
+                                                    row_stride, counters, bins, binners);
   } else {
-    if (pixels < 0 || pixels > detail::stdx::numeric_limits<count_t>::max() / count_t(Channels)) return launcher.invalid_value;
+    constexpr count_t most = detail::stdx::numeric_limits<count_t>::max();
+    if (row_pixels < 0 || rows < 0 || row_pixels > most / count_t(Channels)) return launcher.invalid_value;
+    const count_t row_samples = row_pixels * count_t(Channels);
+    if (rows > 1 && (row_stride < row_samples || row_stride > most / rows)) return launcher.invalid_value;
+    const count_t pixels = row_pixels * rows;  // (below row_stride x rows)
     for (unsigned c = 0; c < Active; ++c)
       if (bins[c] < 1 || !binners[c].valid()) return launcher.invalid_value;  // the size query too
     if (temp == nullptr) {
@@ -634,16 +688,21 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
     }
     for (unsigned c = 0; c < Active; ++c)
       if (counters[c] == nullptr) return launcher.invalid_value;
-    const count_t n = pixels * count_t(Channels);
-    if (n > 0 && detail::is_null(samples)) return launcher.invalid_value;
+    if (pixels > 0 && detail::is_null(samples)) return launcher.invalid_value;
     if constexpr (detail::byte_samples_v<detail::value_of<In>> && Active <= 32) {
       using body_t = detail::byte_histogram_kernel<In, Counter, Binner, Channels, Active>;
-      if (n > 0 && body_t::shared_bytes <= launcher.max_shared_bytes())
-        return detail::run_byte_histogram<Channels, Active>(launcher, samples, n, counters, bins, binners,
-                                                            detail::stdx::make_index_sequence<Active>{});
+      if (pixels > 0 && body_t::shared_bytes <= launcher.max_shared_bytes()) {
+        constexpr auto channels = detail::stdx::make_index_sequence<Active>{};
+        if (rows > 1)
+          return detail::run_byte_histogram<Channels, Active, true>(launcher, samples, row_samples, rows, row_stride, counters, bins,
+                                                                    binners, channels);
+        return detail::run_byte_histogram<Channels, Active, false>(launcher, samples, row_samples, 1, row_samples, counters, bins,
+                                                                   binners, channels);
+      }
     }
     for (unsigned c = 0; c < Active; ++c) {
-      const pixel_samples<In> channel{samples, pixels > 0 ? pixels : 1, pixels * count_t(Channels), int(Channels), int(c)};
+      const pixel_samples<In> channel{samples, row_pixels > 0 ? row_pixels : 1, rows > 1 ? row_stride : row_samples, int(Channels),
+                                      int(c)};
       std::size_t bytes = temp_bytes;
       if (const auto e = device_histogram(launcher, temp, bytes, channel, pixels, counters[c], bins[c], binners[c]);
           e != launcher.success)
@@ -679,10 +738,11 @@ cudaError_t histogram_range(void* temp, std::size_t& temp_bytes, In samples, std
 
 /// Each of the first Active of Channels interleaved channels' histogram (see
 /// device_multi_histogram): channel c in num_levels[c] - 1 bins of equal width over
-/// [lower[c], upper[c]), binned as histogram_even, into counters[c].
+/// [lower[c], upper[c]), binned as histogram_even, into counters[c]; `rows` rows of
+/// row_pixels pixels, row_stride samples apart.
 template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
-cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
-                                 Counter* const (&counters)[Active], const int (&num_levels)[Active],
+cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t row_pixels, std::int64_t rows,
+                                 std::int64_t row_stride, Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                  const Level (&lower)[Active], const Level (&upper)[Active], cudaStream_t stream = 0) {
   using bins_t = even_bins<tilekit::detail::value_of<In>, Level>;
   bins_t binners[Active];
@@ -691,16 +751,25 @@ cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples
     binners[c] = bins_t(num_levels[c] < 2 ? 2 : num_levels[c], lower[c], upper[c]);  // (as histogram_even)
     bins[c] = num_levels[c] - 1;
   }
-  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, pixels, counters, bins,
-                                                  binners);
+  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, row_pixels, rows, row_stride,
+                                                  counters, bins, binners);
+}
+
+/// As above, one row of `pixels` pixels.
+template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
+cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
+                                 Counter* const (&counters)[Active], const int (&num_levels)[Active],
+                                 const Level (&lower)[Active], const Level (&upper)[Active], cudaStream_t stream = 0) {
+  return multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, 1, pixels * std::int64_t(Channels), counters,
+                                                num_levels, lower, upper, stream);
 }
 
 /// Each of the first Active of Channels interleaved channels' histogram (see
 /// device_multi_histogram): channel c's bin i is [levels[c][i], levels[c][i + 1]), as
-/// histogram_range, into counters[c].
+/// histogram_range, into counters[c]; `rows` rows of row_pixels pixels, row_stride samples apart.
 template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
-cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
-                                  Counter* const (&counters)[Active], const int (&num_levels)[Active],
+cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t row_pixels, std::int64_t rows,
+                                  std::int64_t row_stride, Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                   const Level* const (&levels)[Active], cudaStream_t stream = 0) {
   using bins_t = range_bins<tilekit::detail::value_of<In>, Level>;
   bins_t binners[Active];
@@ -709,8 +778,17 @@ cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In sample
     binners[c] = bins_t{levels[c], num_levels[c]};
     bins[c] = num_levels[c] - 1;
   }
-  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, pixels, counters, bins,
-                                                  binners);
+  return device_multi_histogram<Channels, Active>(gpu_launcher{stream}, temp, temp_bytes, samples, row_pixels, rows, row_stride,
+                                                  counters, bins, binners);
+}
+
+/// As above, one row of `pixels` pixels.
+template <unsigned Channels, unsigned Active, class In, class Counter, class Level>
+cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
+                                  Counter* const (&counters)[Active], const int (&num_levels)[Active],
+                                  const Level* const (&levels)[Active], cudaStream_t stream = 0) {
+  return multi_histogram_range<Channels, Active>(temp, temp_bytes, samples, pixels, 1, pixels * std::int64_t(Channels), counters,
+                                                 num_levels, levels, stream);
 }
 
 }  // namespace tilekit::device
