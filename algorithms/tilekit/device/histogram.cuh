@@ -474,7 +474,7 @@ struct byte_histogram_kernel {
           TILEKIT_UNROLL
           for (unsigned j = 0; j < 4; ++j) add((x.item[w] >> (8 * j)) & 0xffu, Channels == 1 ? 0u : (first + 4 * w + j) % Channels);
       };
-      // Vectors 0 .. all, vector v at locate(v, at) and its first sample sample `at` of its row.
+      // Vectors 0 .. all: vector v at locate(v, at), which sets `at`, its first sample's place in its row.
       auto count_vectors = [&](count_t all, auto locate) {
         count_t v = thread;
         for (; v + (in_flight - 1) * threads < all; v += in_flight * threads) {
