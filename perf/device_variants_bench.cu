@@ -410,42 +410,27 @@ variant segmented_argmin_variant(const char* algo) {
           [](std::size_t n) { return 8 * (n / Length); }, {impl::tilekit, impl::cub}};
 }
 
-// Three of four interleaved uint8 channels (RGBA pixels, alpha not counted), 256 bins each.
-variant multi_histogram_variant() {
-  return {"histogram_rgba3", "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
-          [](impl i, std::size_t n, unsigned char* out) {
+// Three of four interleaved uint8 channels (RGBA pixels, alpha not counted), 256 bins each:
+// one row of pixels (pitch 0), or rows of row_pixels pixels `pitch` bytes apart
+// (MultiHistogramEven's row-stride form).
+variant multi_histogram_variant(const char* algo, std::int64_t row_pixels = 0, std::int64_t pitch = 0) {
+  return {algo, "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
+          [=](impl i, std::size_t n, unsigned char* out) {
             std::size_t b = ws().temp_bytes;
             int* h = as<int>(out);
             const ::cuda::std::array<int*, 3> histograms{h, h + 256, h + 512};
             const ::cuda::std::array<int, 3> levels{257, 257, 257}, lower{0, 0, 0}, upper{256, 256, 256};
             const auto* pixels = in_as<unsigned char>();
-            const std::int64_t count = std::int64_t(n / 4);
-            if (i == impl::tilekit)
-              CHECK((tilekit::cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper,
-                                                                             count)));
-            else CHECK((cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper, count)));
-          },
-          [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
-}
-
-// The same as rows of 1920 RGBA pixels with 128 bytes of padding after each (a pitched
-// image: rows 7808 bytes apart, a multiple of 16), MultiHistogramEven's row-stride form.
-variant multi_histogram_rows_variant() {
-  constexpr std::int64_t row_pixels = 1920, pitch = row_pixels * 4 + 128;
-  return {"histogram_rgba3_rows", "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
-          [](impl i, std::size_t n, unsigned char* out) {
-            std::size_t b = ws().temp_bytes;
-            int* h = as<int>(out);
-            const ::cuda::std::array<int*, 3> histograms{h, h + 256, h + 512};
-            const ::cuda::std::array<int, 3> levels{257, 257, 257}, lower{0, 0, 0}, upper{256, 256, 256};
-            const auto* pixels = in_as<unsigned char>();
-            const std::int64_t rows = std::int64_t(n) / pitch;
-            if (i == impl::tilekit)
-              CHECK((tilekit::cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper,
-                                                                             row_pixels, rows, std::size_t(pitch))));
-            else
-              CHECK((cub::DeviceHistogram::MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper, row_pixels,
-                                                                    rows, std::size_t(pitch))));
+            const std::int64_t rows = pitch == 0 ? 0 : std::int64_t(n) / pitch;  // as many whole rows as fit
+            auto run = [&](auto histogram) {  // (tilekit's facade or CUB: the same call)
+              if (pitch == 0)
+                return histogram.template MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper,
+                                                                   std::int64_t(n / 4));
+              return histogram.template MultiHistogramEven<4, 3>(ws().temp, b, pixels, histograms, levels, lower, upper, row_pixels,
+                                                                 rows, std::size_t(pitch));
+            };
+            if (i == impl::tilekit) CHECK(run(tilekit::cub::DeviceHistogram{}));
+            else CHECK(run(cub::DeviceHistogram{}));
           },
           [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
 }
@@ -555,7 +540,8 @@ int main(int argc, char** argv) {
         distinct_variant<50>("distinct50"), distinct_variant<100>("distinct100"),
         reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
         segmented_sum_variant<64>("segmented_sum64"), segmented_argmin_variant<1024>("segmented_argmin1024"),
-        multi_histogram_variant(), multi_histogram_rows_variant(), partition_flagged_variant(), partition3_variant()};
+        multi_histogram_variant("histogram_rgba3"),
+        multi_histogram_variant("histogram_rgba3_rows", 1920, 1920 * 4 + 128), partition_flagged_variant(), partition3_variant()};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)
