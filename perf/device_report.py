@@ -18,11 +18,12 @@ python3-matplotlib): bandwidth against size for tilekit, both CUBs, Thrust and t
 import argparse
 import collections
 import json
+import lzma
 import os
 
 
 def load(path):
-    data = json.load(open(path))
+    data = json.load(lzma.open(path, "rt") if path.endswith(".xz") else open(path))  # results keep their JSON xz-compressed
     med = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":

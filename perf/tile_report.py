@@ -13,11 +13,12 @@ named in the case column.
 """
 import collections
 import json
+import lzma
 import sys
 
 
 def medians(path):
-    data = json.load(open(path))
+    data = json.load(lzma.open(path, "rt") if path.endswith(".xz") else open(path))  # results keep their JSON xz-compressed
     out = {}
     for b in data["benchmarks"]:
         if b.get("aggregate_name") == "median":

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# compare.py DIR NAME...: for each DIR/NAME.*.json (repeated runs NAME.1.json, NAME.2.json), the median time per row;
+# compare.py DIR NAME...: for each DIR/NAME.*.json or .json.xz (repeated runs NAME.1.json, NAME.2.json), the median time per row;
 # prints per benchmark (algo/type/log) tilekit time and cub/tilekit ratio for each NAME.
-import json, sys, glob, statistics, collections
+import json, lzma, sys, glob, statistics, collections
 d = sys.argv[1]; names = sys.argv[2:]
 rows = collections.defaultdict(dict)
 for nm in names:
     vals = collections.defaultdict(list)
-    for f in sorted(glob.glob(f"{d}/{nm}.*.json")):
-        try: js = json.load(open(f))
+    for f in sorted(glob.glob(f"{d}/{nm}.*.json") + glob.glob(f"{d}/{nm}.*.json.xz")):
+        try: js = json.load(lzma.open(f, "rt") if f.endswith(".xz") else open(f))
         except Exception as e: print("bad", f, e); continue
         for b in js["benchmarks"]:
             if b.get("aggregate_name") not in (None, "median"): continue
