@@ -529,6 +529,16 @@ struct byte_histogram_kernel {
   }
 };
 
+// The grid of a histogram's persistent blocks: enough for n samples, per_block each, and
+// no more than blocks_per_sm per multiprocessor (each block adds its counters to the global
+// ones at the end).
+template <class Launcher>
+unsigned histogram_grid(const Launcher& launcher, count_t n, count_t per_block, unsigned blocks_per_sm) {
+  const count_t sms = launcher.sm_count() > 0 ? count_t(launcher.sm_count()) : 1;
+  const count_t wanted = (n + per_block - 1) / per_block, most = sms * blocks_per_sm;
+  return unsigned(wanted < most ? wanted : most);
+}
+
 // Runs byte_histogram_kernel<.., Channels, Active> over `rows` rows of row_samples samples,
 // row_stride apart, at in, its counters zeroed first: no more blocks than fill the GPU once
 // (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
@@ -541,11 +551,10 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows>;
   const count_t n = row_samples * rows;
   const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
-  const count_t sms = launcher.sm_count() > 0 ? count_t(launcher.sm_count()) : 1;
-  const count_t per_block = count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors;
-  const count_t wanted = (n + per_block - 1) / per_block, most = sms * byte_histogram_tuning::blocks_per_sm;
   const count_t fewest = (n >> 31) + 1;
-  const count_t grid = wanted < most ? (wanted > fewest ? wanted : fewest) : (most > fewest ? most : fewest);
+  const count_t fit = histogram_grid(launcher, n, count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
+                                     byte_histogram_tuning::blocks_per_sm);
+  const count_t grid = fit > fewest ? fit : fewest;
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
   if constexpr (Active == 1)
     return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
@@ -586,8 +595,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   if (n == 0) return launcher.zero(counters, counter_bytes);
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
   auto grid_for = [&](detail::count_t per_block, unsigned blocks_per_sm) {
-    const detail::count_t wanted = (n + per_block - 1) / per_block, most = detail::count_t(sms) * blocks_per_sm;
-    return unsigned(wanted < most ? wanted : most);
+    return detail::histogram_grid(launcher, n, per_block, blocks_per_sm);
   };
   if constexpr (detail::byte_samples_v<detail::value_of<In>>) {
     if (detail::byte_histogram_kernel<In, Counter, Binner>::shared_bytes <= launcher.max_shared_bytes()) {
