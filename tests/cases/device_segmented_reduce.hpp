@@ -84,7 +84,10 @@ BOOST_AUTO_TEST_SUITE(device_segmented_reduce)
 BOOST_AUTO_TEST_CASE(segment_layouts_types_and_operators) {
   using namespace tk_test;
   const std::int64_t n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 20));
-  for (std::int64_t segments : {std::int64_t(0), std::int64_t(1), std::int64_t(7), std::int64_t(300), std::int64_t(5000)}) {
+  // sm_count x 4, 8, 16: the counts where the dispatch gives a segment 8, 4 and 2 warps (sums) or 4, 2 and 1 (ArgMin).
+  const std::int64_t sms = std::int64_t(::backend::launcher().sm_count());
+  for (std::int64_t segments : {std::int64_t(0), std::int64_t(1), std::int64_t(7), std::int64_t(300), std::int64_t(5000), sms * 4,
+                                sms * 8, sms * 16}) {
     check_segmented_reduce<int>(tilekit::plus{}, 0, n, segments, false, "plus");
     check_segmented_reduce<int>(max_of_abs{}, 0, n, segments, true, "max |x|");
     check_segmented_reduce<long long>(tilekit::minimum{}, std::numeric_limits<long long>::max(), n, segments, false, "min");
@@ -98,7 +101,8 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max) {
   auto g = rng_for(next_salt());
   const auto launcher = ::backend::launcher();
   const std::int64_t n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 18));
-  for (std::int64_t segments : {std::int64_t(1), std::int64_t(300), std::int64_t(3000)}) {
+  const std::int64_t sms = std::int64_t(launcher.sm_count());  // sm_count x 4, 8: 4 and 2 warps per segment
+  for (std::int64_t segments : {std::int64_t(1), std::int64_t(300), std::int64_t(3000), sms * 4, sms * 8}) {
     std::vector<int> data(std::size_t(n) + 1);
     for (auto& x : data) x = int(g() % 50);  // many ties: the first extremum must win
     std::vector<long long> begins, ends;

@@ -361,22 +361,23 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   }
 }
 
-// Segmented ArgMin / ArgMax with KeyValuePair outputs against CUB (ties: the first wins).
-BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_match_cub) {
-  auto g = tk_test::rng_for(tk_test::next_salt());
+// Segmented ArgMin / ArgMax with KeyValuePair outputs against CUB (ties: the first wins), on T
+// values 0, 0.5, ..., 49.5 (float) or 0 .. 99 (int: the warp's two-redux path).
+template <class T>
+void check_arg_against_cub(std::mt19937_64& g) {
   const std::int64_t n = std::int64_t(1) << 22;
-  std::vector<float> h(static_cast<std::size_t>(n));
-  for (auto& x : h) x = float(g() % 100) * 0.5f;
-  tk_test::device_buffer<float> in(h);
-  for (std::int64_t segments : {std::int64_t(1), std::int64_t(1000), std::int64_t(20000)}) {
+  std::vector<T> h(static_cast<std::size_t>(n));
+  for (auto& x : h) x = std::is_floating_point_v<T> ? T(float(g() % 100) * 0.5f) : T(g() % 100);
+  tk_test::device_buffer<T> in(h);
+  for (std::int64_t segments : {std::int64_t(1), std::int64_t(1000), std::int64_t(4096), std::int64_t(20000)}) {
     std::vector<long long> begins, ends;
     tk_test::make_segments(n, segments, true, g, begins, ends, false);
     tk_test::device_buffer<long long> b(begins), e(ends);
     for (bool max : {false, true}) {
-      using tk_pair = tilekit::cub::KeyValuePair<int, float>;
-      using cub_pair = cub::KeyValuePair<int, float>;
-      tk_test::device_buffer<tk_pair> a(std::size_t(segments), tk_pair{-7, -7.f});
-      tk_test::device_buffer<cub_pair> c(std::size_t(segments), cub_pair{-7, -7.f});
+      using tk_pair = tilekit::cub::KeyValuePair<int, T>;
+      using cub_pair = cub::KeyValuePair<int, T>;
+      tk_test::device_buffer<tk_pair> a(std::size_t(segments), tk_pair{-7, T(-7)});
+      tk_test::device_buffer<cub_pair> c(std::size_t(segments), cub_pair{-7, T(-7)});
       BOOST_TEST(two_phase([&](void* t, std::size_t& s) {
                    return max ? tilekit::cub::DeviceSegmentedReduce::ArgMax(t, s, in.data(), a.data(), segments, b.data(), e.data())
                               : tilekit::cub::DeviceSegmentedReduce::ArgMin(t, s, in.data(), a.data(), segments, b.data(), e.data());
@@ -389,10 +390,17 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_match_cub) {
       const auto hc = c.to_host();
       std::size_t bad = 0;
       for (std::size_t s = 0; s < std::size_t(segments); ++s) bad += ha[s].key != hc[s].key || ha[s].value != hc[s].value;
-      BOOST_TEST(bad == 0u, (max ? "ArgMax" : "ArgMin") << " segments=" << segments << ": " << bad
+      BOOST_TEST(bad == 0u, (max ? "ArgMax" : "ArgMin") << (std::is_floating_point_v<T> ? " float" : " int") << " segments="
+                                                         << segments << ": " << bad
                                                          << " outputs differ from CUB, TILEKIT_TEST_SEED=" << tk_test::base_seed());
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_match_cub) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  check_arg_against_cub<float>(g);
+  check_arg_against_cub<int>(g);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -73,12 +73,16 @@ TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) 
       const T head_item = has_head ? T(in[first + lane]) : T(), tail_item = has_tail ? T(in[tail_from + lane]) : T();
       // Item j of vector v, as T (with its index, for an indexed input).
       auto item = [&](count_t v, unsigned j, const V& x) { return T(source::item(aligned_from + v * per_vector + j, x)); };
-      // op over vectors v, v + 32, ... (up to Batch of them, loaded before any is combined); @pre v < vectors
+      // op over vectors v, v + 32, ... (up to Batch of them, loaded before any is combined); @pre v < vectors.
+      // Offsets within the batch are 32-bit and from one pointer, so the loads take immediate offsets.
       auto fold_batch = [&](count_t v) {
+        const V* batch = aligned + v * per_vector;
+        const unsigned left = vectors - v < count_t(32 * Batch) ? unsigned(vectors - v) : 32 * Batch;  // vectors from v on
+        // Vectors past the batch's end are zeros, skipped by predicates rather than branches.
         vector_of<V, per_vector> x[Batch];
         TILEKIT_UNROLL
         for (unsigned u = 0; u < Batch; ++u)
-          if (v + u * 32 < vectors) x[u] = load_vector<V, per_vector>(aligned + (v + u * 32) * per_vector);
+          x[u] = u * 32 < left ? load_vector<V, per_vector>(batch + u * 32 * per_vector) : vector_of<V, per_vector>{};
         if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
           // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
           // better value (as the grid reduce's chunk_part): a 32-bit position, the index built once.
@@ -86,22 +90,23 @@ TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) 
           unsigned pos = 0;
           TILEKIT_UNROLL
           for (unsigned u = 0; u < Batch; ++u)
-            if (v + u * 32 < vectors)
-              TILEKIT_UNROLL
-              for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
-                const V y = x[u].item[j];
-                const bool take = Op::max ? best < y : y < best;
-                best = take ? y : best;
-                pos = take ? u * 32 * per_vector + j : pos;
-              }
+            TILEKIT_UNROLL
+            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
+              const V y = x[u].item[j];
+              const bool take = u * 32 < left && (Op::max ? best < y : y < best);
+              best = take ? y : best;
+              pos = take ? u * 32 * per_vector + j : pos;
+            }
           return T{aligned_from + v * per_vector + count_t(pos), best};
         }
         T folded = item(v, 0, x[0].item[0]);
         TILEKIT_UNROLL
         for (unsigned u = 0; u < Batch; ++u)
-          if (v + u * 32 < vectors)
-            TILEKIT_UNROLL
-            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) folded = op(folded, item(v + u * 32, j, x[u].item[j]));
+          TILEKIT_UNROLL
+          for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
+            const T next = op(folded, item(v + u * 32, j, x[u].item[j]));
+            folded = u * 32 < left ? next : folded;
+          }
         return folded;
       };
       T partial = fold_batch(lane);  // (lane < 32 <= vectors)
@@ -159,6 +164,28 @@ struct segmented_reduce_kernel {
     }
   }
 
+  // The warp's total of one partial per lane. ArgMin / ArgMax of integers of up to 32 bits
+  // in a segment shorter than 2^32 items take two redux.sync, the best value and then the
+  // lowest offset of the lanes holding it, in place of a butterfly over 16-byte items with
+  // a 64-bit index (5 steps of 4 shuffles and a branch each).
+  // @pre every lane's partial has an item of in[first .. end).
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Warp>
+  TILEKIT_HD T warp_total(const Warp& warp, const T& mine, count_t first, count_t end) const {
+    if constexpr (arg) {
+      using V = stdx::remove_cv_t<decltype(T::value)>;
+      if constexpr (hardware_reducible_v<V, minimum>) {  // (redux.sync where the backend has it)
+        if (end - first <= count_t(0xffffffffu)) {
+          using extreme = stdx::conditional_t<Op::max, maximum, minimum>;
+          const V best = tilekit::reduce(warp, mine.value, extreme{});
+          const unsigned offset = mine.value == best ? unsigned(mine.index - first) : 0xffffffffu;
+          return T{first + count_t(tilekit::reduce(warp, offset, minimum{})), best};
+        }
+      }
+    }
+    return tilekit::reduce(warp, mine, op);
+  }
+
   // Warp w of the grid reduces segments w, w + warps, ...; the next segment's offsets are
   // read before this one's items, so their round trip overlaps the items' loads.
   TILEKIT_EXEC_CHECK_DISABLE
@@ -178,7 +205,7 @@ struct segmented_reduce_kernel {
       if (end <= first) {
         if (lane == 0) out[s] = init;
       } else if (end - first >= 32) {  // every lane has an item
-        const T total = tilekit::reduce(warp, fold_warp<VectorBatch, T>(in, first, end, lane, op), op);
+        const T total = warp_total(warp, fold_warp<VectorBatch, T>(in, first, end, lane, op), first, end);
         if (lane == 0) out[s] = op(init, total);
       } else {
         const bool mine = lane < end - first;
