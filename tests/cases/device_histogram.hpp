@@ -434,6 +434,88 @@ void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int6
   }
 }
 
+// Range bins over 1-byte samples (byte_histogram_kernel maps each value to its bin once per
+// block, through a copy of the levels in shared memory where there are at most 257): Active
+// of Channels channels, each with its own levels, of Level type, against std::upper_bound on
+// the host's copy.
+template <unsigned Channels, unsigned Active, class Level>
+void check_byte_range_bins(std::int64_t pixels, const std::vector<std::vector<Level>>& levels, std::mt19937_64& g) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  std::vector<unsigned char> image(std::size_t(pixels) * Channels);
+  for (auto& x : image) x = static_cast<unsigned char>(g() % 4 == 0 ? 200 : g() % 256);
+  hbuf<unsigned char> d_image(image.empty() ? std::vector<unsigned char>(1) : image);
+  std::vector<Level> all_levels;  // every channel's, one after another (buffers do not move)
+  std::size_t level_from[Active] = {};
+  for (unsigned c = 0; c < Active; ++c) {
+    level_from[c] = all_levels.size();
+    all_levels.insert(all_levels.end(), levels[c].begin(), levels[c].end());
+  }
+  hbuf<Level> d_levels(all_levels);
+  using bins_t = tilekit::range_bins<unsigned char, Level>;
+  bins_t binners[Active];
+  int bins[Active];
+  std::size_t first[Active + 1] = {};
+  std::vector<std::vector<unsigned>> want(Active);
+  for (unsigned c = 0; c < Active; ++c) {
+    binners[c] = bins_t{d_levels.data() + level_from[c], int(levels[c].size())};
+    bins[c] = int(levels[c].size()) - 1;
+    want[c].assign(std::size_t(bins[c]), 0u);
+    first[c + 1] = first[c] + std::size_t(bins[c]) + 1;
+  }
+  for (std::int64_t p = 0; p < pixels; ++p)
+    for (unsigned c = 0; c < Active; ++c) {
+      const Level sample = Level(image[std::size_t(p) * Channels + c]);
+      const auto b = long(std::upper_bound(levels[c].begin(), levels[c].end(), sample) - levels[c].begin()) - 1;
+      if (b >= 0 && b < bins[c]) ++want[c][std::size_t(b)];
+    }
+  hbuf<unsigned> counts(first[Active], poison<unsigned>());
+  unsigned* counters[Active];
+  for (unsigned c = 0; c < Active; ++c) counters[c] = counts.data() + first[c];
+  std::size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return tilekit::device_multi_histogram<Channels, Active>(launcher, temp, bytes, d_image.data(), pixels, 1, 0, counters, bins,
+                                                             binners);
+  };
+  BOOST_REQUIRE(call(nullptr) == launcher.success);
+  hbuf<unsigned char> temp(bytes, 0xCD);
+  const auto e = call(temp.data());
+  ::backend::sync();
+  BOOST_TEST_CONTEXT(::backend::name << " uint8 range bins, " << Active << " of " << Channels << " channels, " << pixels
+                                     << " pixels, " << levels[0].size() << " levels in channel 0, TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(e == launcher.success);
+    mismatch_log log;
+    const auto got = counts.to_host();
+    for (unsigned c = 0; c < Active; ++c) {
+      for (int b = 0; b < bins[c]; ++b)
+        log.expect(got[first[c] + std::size_t(b)], want[c][std::size_t(b)], "channel " + std::to_string(c) + " bin " + std::to_string(b));
+      log.expect_true(is_poison(got[first[c] + std::size_t(bins[c])]), "wrote past channel " + std::to_string(c) + "'s last bin");
+    }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(byte_samples_with_range_bins) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t big = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 22) / 4);
+  // Uneven int levels (some below 0 and past 255), a level per value (257), and 300 float levels
+  // in steps of 1 from -20 (more than the shared copy holds: read from global memory).
+  const std::vector<int> uneven = {-5, 0, 3, 10, 50, 51, 100, 199, 200, 201, 255, 300};
+  std::vector<int> every(257);
+  for (int l = 0; l <= 256; ++l) every[std::size_t(l)] = l;
+  std::vector<float> many(300);
+  for (int l = 0; l < 300; ++l) many[std::size_t(l)] = float(l - 20);
+  const std::vector<float> halves = {0.5f, 1.5f, 99.5f, 200.f, 200.5f, 254.5f};
+  for (std::int64_t pixels : {std::int64_t(1), std::int64_t(4099), big}) {
+    check_byte_range_bins<4, 3, int>(pixels, {uneven, every, {7, 8}}, g);
+    check_byte_range_bins<1, 1, int>(pixels * 4, {uneven}, g);
+    check_byte_range_bins<1, 1, int>(pixels * 4, {every}, g);
+    check_byte_range_bins<3, 2, float>(pixels, {many, halves}, g);
+    check_byte_range_bins<4, 4, float>(pixels, {halves, halves, many, halves}, g);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
