@@ -125,7 +125,9 @@ struct by_key_kernel {
   static constexpr unsigned Threads = WideBlocks ? reduce_by_key_tuning::scan_threads : reduce_by_key_tuning::threads;
   static constexpr unsigned Items = reduce_by_key_tuning::items;
   static constexpr unsigned MinBlocksPerSM =  // the registers' bound
-      WideBlocks ? reduce_by_key_tuning::scan_blocks_per_sm : reduce_by_key_tuning::blocks_per_sm;
+      !WideBlocks                              ? reduce_by_key_tuning::blocks_per_sm
+      : Mode != by_key::reduce && sizeof(V) <= 4 ? reduce_by_key_tuning::narrow_scan_blocks_per_sm
+                                                 : reduce_by_key_tuning::scan_blocks_per_sm;
   static constexpr count_t chunk_items = count_t(Threads) * Items;
   static constexpr unsigned Warps = Threads / 32;
   using transpose = warp_transpose<Items>;  // item by item; whole aligned stretches: warp_vector_transpose

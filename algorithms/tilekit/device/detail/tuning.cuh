@@ -88,10 +88,14 @@ struct reduce_by_key_tuning {
   // ReduceByKey itself 1.00 / 0.94 / 0.91 that way, against 0.88 / 0.98 / 0.96, so it keeps 128
   // from narrow_from (below);
   // perf/results/2026-12-03-h200-histogram-merge-prefetch/).
+  // The scans of values up to 4 bytes are bound to 64 registers (4 blocks per SM): with
+  // 3, InclusiveScanByKey with a maximum took 72 and ran at 3 blocks (0.97x CUB at 2^28
+  // int32; 1.05x at 4 blocks, where the sums already were, at 64 registers without a
+  // bound). ReduceByKey's wide blocks keep 3 (at 4 they spill 72 bytes).
 #if !defined(TILEKIT_REDUCE_BY_KEY_THREADS)
-  static constexpr unsigned scan_threads = 256, scan_blocks_per_sm = 3;
+  static constexpr unsigned scan_threads = 256, scan_blocks_per_sm = 3, narrow_scan_blocks_per_sm = 4;
 #else
-  static constexpr unsigned scan_threads = threads, scan_blocks_per_sm = blocks_per_sm;
+  static constexpr unsigned scan_threads = threads, scan_blocks_per_sm = blocks_per_sm, narrow_scan_blocks_per_sm = blocks_per_sm;
 #endif
   // ReduceByKey below narrow_from items runs the scans' blocks (fewer, larger chunks, where
   // the whole grid is resident at once) and from it blocks of `threads`. H200, int32, the
