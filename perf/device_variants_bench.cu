@@ -12,7 +12,9 @@
 //   DeviceSegmentedReduce::Sum over segments of 1024 and of 64 int32 and ArgMin over segments of
 //   1024, MultiHistogramEven of RGBA uint8 (3 channels; one row, and rows with padding),
 //   DevicePartition::Flagged, and the three-way DevicePartition::If (about a quarter, a quarter
-//   and half of the items).
+//   and half of the items); the in-place InclusiveSum and If (on a copy of the input made
+//   outside the timing), FlaggedIf, ExclusiveSumByKey, InclusiveScanByKey with maximum,
+//   DeviceSegmentedReduce::Max and ArgMax over segments of 1024, MultiHistogramRange of RGBA.
 // Inputs are generated on the device from a hash of the index (floats and doubles:
 // multiples of 0.5 in [-0.5, 0.5], so every sum is exact and the implementations'
 // results compare bitwise). Before timing, each case runs every implementation once
@@ -156,6 +158,8 @@ struct variant {
   std::function<std::size_t(std::size_t n)> out_bytes;
   std::vector<impl> impls;
   std::size_t distinct_percent = 1;  // data::keys: this % of the items are distinct
+  // In-place forms: sets out up before every run, outside the timing (copies the input there).
+  std::function<void(std::size_t n, unsigned char* out)> prepare = nullptr;
 };
 
 void fill_input(const variant& v, std::size_t n) {
@@ -185,7 +189,9 @@ void add(const variant& v, int log_n) {
       CHECK(cudaMemset(ws().out, 0, clear));
       CHECK(cudaMemset(ws().want, 0, clear));
       const impl reference = v.impls.size() > 1 ? impl::cub : impl::tilekit;
+      if (v.prepare) v.prepare(n, ws().want);
       v.run(reference, n, ws().want);
+      if (v.prepare) v.prepare(n, ws().out);
       v.run(i, n, ws().out);
       CHECK(cudaDeviceSynchronize());
       if (i != reference) {
@@ -194,7 +200,10 @@ void add(const variant& v, int log_n) {
           std::exit(1);
         }
       }
-      bench::time_kernel(s, [&] { v.run(i, n, ws().out); }, double(n), bench::flush_l2);
+      bench::time_kernel(s, [&] { v.run(i, n, ws().out); }, double(n), [&] {
+        if (v.prepare) v.prepare(n, ws().out);
+        bench::flush_l2();
+      });
       s.counters["GBps"] = benchmark::Counter(v.moved(n) * 1e-9 * double(s.iterations()), benchmark::Counter::kIsRate);
     })->UseManualTime()->Iterations(25);
   }
@@ -469,6 +478,117 @@ variant partition3_variant() {
           [](std::size_t n) { return 4 * (2 * n + 2); }, {impl::tilekit, impl::cub}};
 }
 
+// The in-place forms on int32: DeviceScan::InclusiveSum (Select = false) and DeviceSelect::If
+// keeping the negative items, about half (Select = true). Each run works on a copy of the input
+// in out, made before it outside the timing.
+template <bool Select>
+variant in_place_variant(const char* algo) {
+  variant v{algo, "int32", data::small_ints, 4, [](std::size_t n) { return Select ? 6.0 * double(n) : 8.0 * double(n); },
+            [](impl i, std::size_t n, unsigned char* out) {
+              std::size_t b = ws().temp_bytes;
+              int* data = as<int>(out);
+              if constexpr (Select) {
+                int* num = as<int>(out + 4 * n);
+                if (i == impl::tilekit) CHECK(tilekit::cub::DeviceSelect::If(ws().temp, b, data, num, std::int64_t(n), below<0>{}));
+                else CHECK(cub::DeviceSelect::If(ws().temp, b, data, num, std::int64_t(n), below<0>{}));
+              } else {
+                if (i == impl::tilekit) CHECK(tilekit::cub::DeviceScan::InclusiveSum(ws().temp, b, data, std::int64_t(n)));
+                else CHECK(cub::DeviceScan::InclusiveSum(ws().temp, b, data, std::int64_t(n)));
+              }
+            },
+            [](std::size_t n) { return 4 * n + (Select ? 4 : 0); }, {impl::tilekit, impl::cub}};
+  v.prepare = [](std::size_t n, unsigned char* out) { CHECK(cudaMemcpyAsync(out, ws().in, 4 * n, cudaMemcpyDeviceToDevice)); };
+  return v;
+}
+
+// DeviceSelect::FlaggedIf: the items whose flag (about half set) passes the predicate (flag != 0).
+variant flagged_if_variant() {
+  return {"select_flagged_if", "int32", data::small_ints, 4, [](std::size_t n) { return 5.0 * double(n) + 2.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            int* num = as<int>(out + 4 * n);
+            if (i == impl::tilekit)
+              CHECK(tilekit::cub::DeviceSelect::FlaggedIf(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, std::int64_t(n), is_set{}));
+            else CHECK(cub::DeviceSelect::FlaggedIf(ws().temp, b, in_as<int>(), ws().flags, as<int>(out), num, std::int64_t(n), is_set{}));
+          },
+          [](std::size_t n) { return 4 * n + 4; }, {impl::tilekit, impl::cub}};
+}
+
+// ExclusiveSumByKey and InclusiveScanByKey (maximum) of int32 keys in runs of 8 (the values: the keys).
+template <bool Exclusive>
+variant scan_by_key_form_variant(const char* algo) {
+  return {algo, "int32", data::runs_of_8, 4, [](std::size_t n) { return 12.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            std::size_t b = ws().temp_bytes;
+            if constexpr (Exclusive) {
+              if (i == impl::tilekit)
+                CHECK(tilekit::cub::DeviceScan::ExclusiveSumByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out), std::int64_t(n)));
+              else CHECK(cub::DeviceScan::ExclusiveSumByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out), std::int64_t(n)));
+            } else {
+              if (i == impl::tilekit)
+                CHECK(tilekit::cub::DeviceScan::InclusiveScanByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out),
+                                                                   ::cuda::maximum<>{}, std::int64_t(n)));
+              else
+                CHECK(cub::DeviceScan::InclusiveScanByKey(ws().temp, b, in_as<int>(), in_as<int>(), as<int>(out), ::cuda::maximum<>{},
+                                                          std::int64_t(n)));
+            }
+          },
+          [](std::size_t n) { return 4 * n; }, {impl::tilekit, impl::cub}};
+}
+
+// DeviceSegmentedReduce::Max and ArgMax over segments of Length int32.
+template <int Length, bool Arg>
+variant segmented_max_variant(const char* algo) {
+  return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            const std::int64_t segments = std::int64_t(n / Length);
+            const long long* offsets = segment_offsets<Length>(segments);
+            std::size_t b = ws().temp_bytes;
+            if constexpr (Arg) {
+              if (i == impl::tilekit)
+                CHECK(tilekit::cub::DeviceSegmentedReduce::ArgMax(ws().temp, b, in_as<int>(),
+                                                                  reinterpret_cast<tilekit::cub::KeyValuePair<int, int>*>(out),
+                                                                  segments, offsets, offsets + 1));
+              else
+                CHECK(cub::DeviceSegmentedReduce::ArgMax(ws().temp, b, in_as<int>(), reinterpret_cast<cub::KeyValuePair<int, int>*>(out),
+                                                         segments, offsets, offsets + 1));
+            } else {
+              if (i == impl::tilekit)
+                CHECK(tilekit::cub::DeviceSegmentedReduce::Max(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
+              else CHECK(cub::DeviceSegmentedReduce::Max(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
+            }
+          },
+          [](std::size_t n) { return (Arg ? 8 : 4) * (n / Length); }, {impl::tilekit, impl::cub}};
+}
+
+// MultiHistogramRange of RGBA uint8 (3 channels), 256 bins each with levels 0, 1, ..., 256 in device memory.
+variant multi_histogram_range_variant(const char* algo) {
+  return {algo, "uint8", data::bytes, 1, [](std::size_t n) { return double(n); },
+          [](impl i, std::size_t n, unsigned char* out) {
+            static const int* levels = [] {
+              std::vector<int> h(257);
+              for (int l = 0; l <= 256; ++l) h[std::size_t(l)] = l;
+              int* p = nullptr;
+              CHECK(cudaMalloc(&p, h.size() * sizeof(int)));
+              CHECK(cudaMemcpy(p, h.data(), h.size() * sizeof(int), cudaMemcpyHostToDevice));
+              return p;
+            }();
+            std::size_t b = ws().temp_bytes;
+            int* h = as<int>(out);
+            const ::cuda::std::array<int*, 3> histograms{h, h + 256, h + 512};
+            const ::cuda::std::array<int, 3> num_levels{257, 257, 257};
+            const ::cuda::std::array<const int*, 3> level_arrays{levels, levels, levels};
+            const auto* pixels = in_as<unsigned char>();
+            if (i == impl::tilekit)
+              CHECK((tilekit::cub::DeviceHistogram::MultiHistogramRange<4, 3>(ws().temp, b, pixels, histograms, num_levels,
+                                                                               level_arrays, std::int64_t(n / 4))));
+            else
+              CHECK((cub::DeviceHistogram::MultiHistogramRange<4, 3>(ws().temp, b, pixels, histograms, num_levels, level_arrays,
+                                                                      std::int64_t(n / 4))));
+          },
+          [](std::size_t) { return std::size_t(3 * 256 * 4); }, {impl::tilekit, impl::cub}};
+}
+
 __global__ void iota(unsigned* p, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
     p[i] = unsigned(i);
@@ -541,7 +661,11 @@ int main(int argc, char** argv) {
         reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
         segmented_sum_variant<64>("segmented_sum64"), segmented_argmin_variant<1024>("segmented_argmin1024"),
         multi_histogram_variant("histogram_rgba3"),
-        multi_histogram_variant("histogram_rgba3_rows", 1920, 1920 * 4 + 128), partition_flagged_variant(), partition3_variant()};
+        multi_histogram_variant("histogram_rgba3_rows", 1920, 1920 * 4 + 128), partition_flagged_variant(), partition3_variant(),
+        in_place_variant<false>("scan_in_place"), in_place_variant<true>("select_in_place"), flagged_if_variant(),
+        scan_by_key_form_variant<true>("exclusive_sum_by_key"), scan_by_key_form_variant<false>("scan_by_key_max"),
+        segmented_max_variant<1024, false>("segmented_max1024"), segmented_max_variant<1024, true>("segmented_argmax1024"),
+        multi_histogram_range_variant("histogram_rgba3_range")};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
       for (const variant& v : variants)
