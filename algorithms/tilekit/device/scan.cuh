@@ -43,7 +43,11 @@ struct scan_shape {
   static constexpr unsigned vec = vector_items<In>();
   // 16-byte vectors all the way (loads, swizzled transposes, stores): the scan's T is the input's.
   static constexpr bool vectors = vector_loadable_v<In> && stdx::is_same<value_of<In>, T>::value;
-  static constexpr unsigned items = vector_loadable_v<In> ? scan_tuning::vectors * vec : scan_tuning::scalar_items;
+  // Up to scan_tuning::vectors vectors a thread, at most max_items items (1- and 2-byte items
+  // spilled 1 KB and 70 bytes at 6 vectors).
+  static constexpr unsigned items = !vector_loadable_v<In>                                  ? scan_tuning::scalar_items
+                                    : scan_tuning::vectors * vec <= scan_tuning::max_items ? scan_tuning::vectors * vec
+                                                                                            : scan_tuning::max_items / vec * vec;
   static constexpr count_t chunk = count_t(scan_tuning::threads) * items;
 };
 

@@ -39,8 +39,13 @@ struct scan_tuning {
 #if defined(TILEKIT_SCAN_VECTORS)
   static constexpr unsigned vectors = TILEKIT_SCAN_VECTORS;
 #else
-  static constexpr unsigned vectors = 6;       // 16-byte loads per thread (6 ahead of 4 on the H200)
+  // 16-byte loads per thread. H200, inclusive scans against the faster CUB, 4 / 6 / 8 vectors
+  // (perf/results/2026-12-04-h200-tuning): int32 2^24 1.10 / 1.13 / 1.15, 2^28 1.08 / 1.13 / 1.15;
+  // int64 2^20 1.00 / 0.98 / 1.01, 2^28 0.95 / 1.02 / 1.04; double 2^28 0.99 / 1.06 / 1.09.
+  // 10 spill at 64 registers.
+  static constexpr unsigned vectors = 8;
 #endif
+  static constexpr unsigned max_items = 32;  // items per thread at most (1- and 2-byte items: fewer vectors)
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
 };
 
