@@ -378,11 +378,23 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
 // images (one pass for every channel) starting on and off a 16-byte boundary, in one row
 // and in rows with padding (a multiple of 16 bytes apart, read as vectors, or not), and an
 // int image (a pass per channel), against the CPU.
+// The launcher with one multiprocessor where its count can be set (the simulator's: a grid
+// of fewer threads, so that each has several vectors), else as it is.
+template <class L>
+auto with_one_sm(L l, int) -> decltype(l.sms = 1u, L()) {
+  l.sms = 1u;
+  return l;
+}
+template <class L>
+L with_one_sm(L l, long) {
+  return l;
+}
+
 template <unsigned Channels, unsigned Active, class Sample>
 void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int64_t padding, std::size_t offset,
-                           std::mt19937_64& g) {
+                           std::mt19937_64& g, bool one_sm = false) {
   using namespace tk_test;
-  const auto launcher = ::backend::launcher();
+  const auto launcher = one_sm ? with_one_sm(::backend::launcher(), 0) : ::backend::launcher();
   const std::int64_t stride = row_pixels * Channels + padding;  // samples from a row to the next
   std::vector<Sample> image(offset + std::size_t(stride * rows) + 3);
   for (auto& x : image) x = Sample(g() % 4 == 0 ? 9 : g() % 256);  // a quarter in one bin
@@ -539,6 +551,11 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
       check_multi_histogram<4, 3, int>(row_pixels, 9, padding, 0, g);
     }
   }
+  // Rows enough for several in-flight vectors per thread (rows of 250 vectors, 32 bytes apart
+  // beyond them; the simulator's grid on one multiprocessor).
+  const std::int64_t many_rows = std::max<std::int64_t>(30, std::int64_t(::backend::device_max_items()) / 4032);
+  check_multi_histogram<4, 3, unsigned char>(1000, many_rows, 32, 0, g, true);
+  check_multi_histogram<4, 4, unsigned char>(1000, many_rows, 48, 3, g, true);
   // Invalid arguments: nothing written.
   const auto launcher = ::backend::launcher();
   hbuf<unsigned char> image(std::vector<unsigned char>(64, 1));

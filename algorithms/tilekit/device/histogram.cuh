@@ -539,12 +539,40 @@ struct byte_histogram_kernel {
         }
       };
       if constexpr (Rows) {
-        count_vectors(vectors * rows, [&](count_t v, count_t& at) {
-          count_t k = 0;
-          const count_t row = split(v, vectors, k);
-          at = head + 16 * k;
-          return reinterpret_cast<const std::uint32_t*>(in + row * row_stride + at);
-        });
+        // Vector k of row `row`, the thread's vectors thread, thread + threads, ... followed by
+        // adding the step (one division for it and one for the first; a division per vector
+        // had put each in-flight load behind its own: 0.98x CUB at 2^20 bytes).
+        count_t k = 0, step_k = 0;
+        const count_t some = vectors > 0 ? vectors : 1;  // (no vectors: neither loop runs)
+        count_t row = split(thread, some, k);
+        const count_t step_rows = split(threads, some, step_k);
+        auto advance = [&](count_t& r, count_t& kk) {
+          r += step_rows, kk += step_k;
+          if (kk >= vectors) kk -= vectors, ++r;
+        };
+        auto address = [&](count_t r, count_t kk) {
+          return reinterpret_cast<const std::uint32_t*>(in + r * row_stride + head + 16 * kk);
+        };
+        const count_t all = vectors * rows;
+        count_t v = thread;
+        for (; v + (in_flight - 1) * threads < all; v += in_flight * threads) {
+          vector_of<std::uint32_t, 4> x[in_flight];
+          count_t r[in_flight], kk[in_flight];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u) {
+            r[u] = u == 0 ? row : r[u - 1], kk[u] = u == 0 ? k : kk[u - 1];
+            if (u > 0) advance(r[u], kk[u]);
+            x[u] = load_vector<std::uint32_t, 4>(address(r[u], kk[u]));
+          }
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], head + 16 * kk[u]);
+          row = r[in_flight - 1], k = kk[in_flight - 1];
+          advance(row, k);
+        }
+        for (; v < all; v += threads) {
+          count_words(load_vector<std::uint32_t, 4>(address(row, k)), head + 16 * k);
+          advance(row, k);
+        }
       } else {
         const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
         count_vectors(vectors, [&](count_t v, count_t& at) {
