@@ -378,6 +378,19 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
 // images (one pass for every channel) starting on and off a 16-byte boundary, in one row
 // and in rows with padding (a multiple of 16 bytes apart, read as vectors, or not), and an
 // int image (a pass per channel), against the CPU.
+// Channel c's counts at got[first[c] ..] against want[c], and the slot after its last bin
+// still poisoned: the mismatches (each logged).
+inline unsigned channel_mismatches(const std::vector<unsigned>& got, const std::size_t* first, const int* bins,
+                                   const std::vector<std::vector<unsigned>>& want, unsigned channels) {
+  tk_test::mismatch_log log;
+  for (unsigned c = 0; c < channels; ++c) {
+    for (int b = 0; b < bins[c]; ++b)
+      log.expect(got[first[c] + std::size_t(b)], want[c][std::size_t(b)], "channel " + std::to_string(c) + " bin " + std::to_string(b));
+    log.expect_true(tk_test::is_poison(got[first[c] + std::size_t(bins[c])]), "wrote past channel " + std::to_string(c) + "'s last bin");
+  }
+  return unsigned(log.count);
+}
+
 // The launcher with one multiprocessor where its count can be set (the simulator's: a grid
 // of fewer threads, so that each has several vectors), else as it is.
 template <class L>
@@ -435,14 +448,7 @@ void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int6
                                      << padding << " samples of padding, from sample " << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
-    mismatch_log log;
-    const auto got = counts.to_host();
-    for (unsigned c = 0; c < Active; ++c) {
-      for (int b = 0; b < bins[c]; ++b)
-        log.expect(got[first[c] + std::size_t(b)], want[c][std::size_t(b)], "channel " + std::to_string(c) + " bin " + std::to_string(b));
-      log.expect_true(is_poison(got[first[c] + std::size_t(bins[c])]), "wrote past channel " + std::to_string(c) + "'s last bin");
-    }
-    BOOST_TEST(log.count == 0u);
+    BOOST_TEST(channel_mismatches(counts.to_host(), first, bins, want, Active) == 0u);
   }
 }
 
@@ -496,14 +502,7 @@ void check_byte_range_bins(std::int64_t pixels, const std::vector<std::vector<Le
   BOOST_TEST_CONTEXT(::backend::name << " uint8 range bins, " << Active << " of " << Channels << " channels, " << pixels
                                      << " pixels, " << levels[0].size() << " levels in channel 0, TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
-    mismatch_log log;
-    const auto got = counts.to_host();
-    for (unsigned c = 0; c < Active; ++c) {
-      for (int b = 0; b < bins[c]; ++b)
-        log.expect(got[first[c] + std::size_t(b)], want[c][std::size_t(b)], "channel " + std::to_string(c) + " bin " + std::to_string(b));
-      log.expect_true(is_poison(got[first[c] + std::size_t(bins[c])]), "wrote past channel " + std::to_string(c) + "'s last bin");
-    }
-    BOOST_TEST(log.count == 0u);
+    BOOST_TEST(channel_mismatches(counts.to_host(), first, bins, want, Active) == 0u);
   }
 }
 
