@@ -16,9 +16,9 @@
 // histogram_storage<Counter, Bins> holds a compile-time count; for a run-time
 // count give histogram_storage_bytes<Counter>(bins) of dynamic shared memory.
 //
-// byte_counters<Block[, Sets]>: counts of the 256 values of 1-byte samples, a 32-bit
-// histogram per warp (per set of samples, e.g. an image's channels, with Sets > 1): a
-// sample is one shared atomic add on its warp's counter of
+// byte_counters<Block[, Sets, WarpsPer]>: counts of the 256 values of 1-byte samples, a
+// 32-bit histogram per WarpsPer warps (per set of samples, e.g. an image's channels, with
+// Sets > 1): a sample is one shared atomic add on its histogram's counter of
 // its value (the hardware combines the lanes of one instruction that add to one
 // address, so skewed data is no slower), and the caller maps values to bins once
 // per block (pass-through privatisation, as CUB's 8-bit path). Measured on the
@@ -112,37 +112,40 @@ TILEKIT_HD void histogram_merge(const Block& block, const Counter* counters, Glo
 }
 
 /// The 256 values' counts of a block's 1-byte samples in each of Sets sets (see the top
-/// of this file). Shared memory: byte_counters<Block, Sets>::bytes. Every thread of the
+/// of this file), one histogram per set and WarpsPer warps (a divisor of the block's warps).
+/// Shared memory: byte_counters<Block, Sets, WarpsPer>::bytes. Every thread of the
 /// block calls the constructor and wait_all; add and total are per thread.
-template <class Block, unsigned Sets = 1>
+template <class Block, unsigned Sets = 1, unsigned WarpsPer = 1>
 class byte_counters {
   static_assert(Block::static_size > 0 && Block::static_size % 32 == 0,
                 "tilekit::byte_counters: the block's size must be a compile-time multiple of 32 (whole warps)");
-  static constexpr unsigned threads = Block::static_size, warps = threads / 32;
+  static_assert(WarpsPer >= 1 && Block::static_size / 32 % WarpsPer == 0,
+                "tilekit::byte_counters: WarpsPer (warps per histogram) must divide the block's warps");
+  static constexpr unsigned threads = Block::static_size, histograms = threads / 32 / WarpsPer;
   using be = typename Block::backend;
 
  public:
-  /// Shared bytes: a histogram of 256 32-bit counters per warp and set.
-  static constexpr std::size_t bytes = std::size_t(warps) * Sets * 256 * sizeof(std::uint32_t);
+  /// Shared bytes: 256 32-bit counters per set and WarpsPer warps.
+  static constexpr std::size_t bytes = std::size_t(histograms) * Sets * 256 * sizeof(std::uint32_t);
 
   /// Zeroes the counters in `shared` (16-byte aligned, `bytes` long); ends with block.sync().
-  TILEKIT_HD byte_counters(const Block& block, void* shared)
-      : counts_(static_cast<std::uint32_t*>(shared)), rank_(block.thread_rank()) {
-    for (unsigned i = rank_; i < warps * Sets * 256; i += threads) counts_[i] = 0;
+  TILEKIT_HD byte_counters(const Block& block, void* shared) : counts_(static_cast<std::uint32_t*>(shared)), rank_(block.thread_rank()) {
+    const detail::vector_of<std::uint32_t, 4> zero{};
+    for (unsigned i = rank_; i < histograms * Sets * 64; i += threads) detail::store_vector(counts_ + 4 * i, zero);
     block.sync();
   }
   /// Counts one sample of value v (0..255) in set `set` (< Sets) for the calling thread.
-  /// @pre fewer than 2^32 samples of one value added by a warp (32-bit counters:
-  /// a 64-bit shared atomic add is a compare-and-swap loop on sm_90).
+  /// @pre fewer than 2^32 samples of one value added by one histogram's warps (32-bit
+  /// counters: a 64-bit shared atomic add is a compare-and-swap loop on sm_90).
   TILEKIT_HD void add(unsigned v, unsigned set = 0) const {
-    be::atomic_add(counts_ + ((rank_ / 32) * Sets + set) * 256 + v, std::uint32_t(1));
+    be::atomic_add(counts_ + (rank_ / 32 / WarpsPer * Sets + set) * 256 + v, std::uint32_t(1));
   }
   /// Waits for every thread's adds (block.sync()).
   TILEKIT_HD void wait_all(const Block& block) const { block.sync(); }
   /// Value v's count in set `set` over the block, after wait_all (at most 2^32 - 1: the block's samples).
   TILEKIT_HD std::uint32_t total(unsigned v, unsigned set = 0) const {
     std::uint32_t sum = 0;
-    for (unsigned w = 0; w < warps; ++w) sum += counts_[(w * Sets + set) * 256 + v];
+    for (unsigned h = 0; h < histograms; ++h) sum += counts_[(h * Sets + set) * 256 + v];
     return sum;
   }
 

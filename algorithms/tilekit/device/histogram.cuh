@@ -34,7 +34,7 @@ namespace tilekit {
 // none); counters[0 .. bins) are zeroed first (as CUB). binner.valid() says whether
 // its parameters can bin at all (the dispatch answers invalid_value otherwise, on
 // every backend). One launch. 1-byte samples: each block counts the 256 values in
-// a shared histogram per warp (byte_counters), then adds the values' totals to
+// one shared histogram (byte_counters), then adds the values' totals to
 // their bins. Other samples: while the bins fit in a block's shared
 // memory (launcher.max_shared_bytes()), every block counts its share of the
 // samples in shared counters and adds the non-zero ones to the global counters;
@@ -421,7 +421,7 @@ struct spread_histogram_kernel {
   }
 };
 
-// 1-byte samples: the block counts the 256 values in a histogram per warp
+// 1-byte samples: the block counts the 256 values in a shared histogram
 // (byte_counters), then adds each value's total to its bin's global counter. With
 // Channels > 1 the samples are interleaved channels (sample i of a row is channel
 // i % Channels of pixel i / Channels) and the first Active channels are counted, each in
@@ -433,13 +433,16 @@ struct spread_histogram_kernel {
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false>
 struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
-  // Shared memory: 1 KB per warp and active channel, at most 64 KB a block (two blocks per SM).
+  // Blocks of 512 threads, fewer for many channels (two blocks per SM).
   static constexpr unsigned Threads = Active <= 4    ? byte_histogram_tuning::threads
                                       : Active <= 8  ? byte_histogram_tuning::threads / 2
                                       : Active <= 16 ? byte_histogram_tuning::threads / 4
                                                      : byte_histogram_tuning::threads / 8;
   static constexpr unsigned in_flight = byte_histogram_tuning::vectors;  // 16-byte vectors per thread per trip
-  static constexpr std::size_t counter_bytes = std::size_t(Threads / 32) * Active * 256 * sizeof(std::uint32_t);
+  // Warps per shared histogram (byte_histogram_tuning), at most the block's.
+  static constexpr unsigned warps_per_histogram =
+      byte_histogram_tuning::warps_per_histogram < Threads / 32 ? byte_histogram_tuning::warps_per_histogram : Threads / 32;
+  static constexpr std::size_t counter_bytes = std::size_t(Threads / 32 / warps_per_histogram) * Active * 256 * sizeof(std::uint32_t);
   // Range bins of at most 257 levels a channel are looked up in a copy of the levels in shared
   // memory when the values are mapped to bins: each thread loads its share of the levels into
   // registers at the start (the round trip hidden behind the samples'), and stores them before
@@ -475,7 +478,7 @@ struct byte_histogram_kernel {
     auto block = ctx.template block<Threads>();
     using block_t = decltype(block);
     using be = typename block_t::backend;
-    using counters_t = byte_counters<block_t, Active>;
+    using counters_t = byte_counters<block_t, Active, warps_per_histogram>;
     static_assert(counters_t::bytes == counter_bytes, "byte_histogram_kernel: counter_bytes is byte_counters' size");
     unsigned char* shared = ctx.template shared_array<unsigned char>(shared_bytes);
     const counters_t local(block, shared);
@@ -655,12 +658,15 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
                                      byte_histogram_tuning::blocks_per_sm);
   const count_t grid = fit > fewest ? fit : fewest;
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
+  // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes).
+  const std::size_t reserved = std::size_t(body_t::Threads / 32) * Active * byte_histogram_tuning::reserved_bytes;
+  const std::size_t launch_shared = body_t::shared_bytes > reserved ? body_t::shared_bytes : reserved;
   if constexpr (Active == 1)
     return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
-                                  unsigned(grid), body_t::Threads, body, body_t::shared_bytes);
+                                  unsigned(grid), body_t::Threads, body, launch_shared);
   else
     return launcher.zero_then_run({static_cast<void*>(counters[C])...}, {std::size_t(bins[C]) * sizeof(Counter)...}, true,
-                                  unsigned(grid), body_t::Threads, body, body_t::shared_bytes);
+                                  unsigned(grid), body_t::Threads, body, launch_shared);
 }
 
 }  // namespace detail

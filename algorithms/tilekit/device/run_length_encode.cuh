@@ -69,8 +69,8 @@ struct rle_kernel {
   static constexpr unsigned Threads = tuning::threads, Warps = Threads / 32;
   static constexpr unsigned MinBlocksPerSM = sizeof(T) <= 4 ? tuning::blocks_per_sm : tuning::blocks_per_sm_wide;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
-  static constexpr unsigned R = vector_loadable_v<In> ? (V >= tuning::items_per_lane ? 1 : tuning::items_per_lane / V)
-                                                      : tuning::scalar_rows;
+  static constexpr unsigned lane_items = sizeof(T) <= 4 ? tuning::items_per_lane : tuning::items_per_lane_wide;
+  static constexpr unsigned R = vector_loadable_v<In> ? (V >= lane_items ? 1 : lane_items / V) : tuning::scalar_rows;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   static constexpr count_t warp_items = rows::items, chunk_items = Warps * warp_items;
   using key_t = stdx::conditional_t<NonTrivial, count_t, T>;  // what keys_out receives: run offsets, or items

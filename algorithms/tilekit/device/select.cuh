@@ -136,11 +136,14 @@ struct select_kernel {
   using F = typename flag_type_of<Keep>::type;
   static constexpr unsigned Threads = select_tuning::threads, Warps = Threads / 32;
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
+  // A select that reads no flags and carries no values: more rows (select_tuning::lean_*).
+  static constexpr bool lean = !Partition && !Keep::reads_flags && !Values::present;
+  static constexpr unsigned vector_rows = lean ? select_tuning::lean_vector_rows : select_tuning::vector_rows;
   // Rows of 16-byte vectors: vector_rows; for items under 4 bytes only as many as hold the
   // 4 * vector_rows items per lane of 4-byte items, at least one (1-byte items in 6 rows spilled 300 bytes).
-  static constexpr unsigned narrow_rows = 4 * select_tuning::vector_rows / V;
+  static constexpr unsigned narrow_rows = 4 * vector_rows / V;
   static constexpr unsigned item_rows = !vector_loadable_v<In> ? select_tuning::scalar_rows
-                                        : V <= 4               ? select_tuning::vector_rows
+                                        : V <= 4               ? vector_rows
                                         : narrow_rows > 0      ? narrow_rows
                                                                : 1;
   using U = typename Values::value_type;
@@ -157,9 +160,12 @@ struct select_kernel {
   static constexpr unsigned R = !Values::present ? item_rows : value_rows < 1 ? 1 : value_rows > item_rows ? item_rows : value_rows;
 #endif
   /// The registers' bound: 64 a thread (8 blocks of 128 per SM, as a 1024-thread bound
-  /// leaves); with values, 80 (6 blocks), or 128 (4 blocks) where a lane's items and values
-  /// take more than 40 registers (a 16-byte struct per 1-byte key: no spills).
-  static constexpr unsigned MinBlocksPerSM = !Values::present ? 8 : R * V * (item_words + value_words) <= 40 ? 6 : 4;
+  /// leaves), 72 for lean selects (7 blocks); with values, 80 (6 blocks), or 128 (4 blocks)
+  /// where a lane's items and values take more than 40 registers (a 16-byte struct per
+  /// 1-byte key: no spills).
+  static constexpr unsigned MinBlocksPerSM = lean               ? select_tuning::lean_blocks_per_sm
+                                             : !Values::present ? 8
+                                             : R * V * (item_words + value_words) <= 40 ? 6 : 4;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
   // A lane's flags in the items' layout, where Keep reads flags (else a placeholder of one).
   using flag_rows = F[Keep::reads_flags ? R : 1][Keep::reads_flags ? V : 1];

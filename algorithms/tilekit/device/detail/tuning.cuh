@@ -122,6 +122,16 @@ struct select_tuning {
   static constexpr unsigned vector_rows = 6;  // rows per warp when rows are 16-byte vectors (6 ahead of 4 on the H200)
 #endif
   static constexpr unsigned scalar_rows = 8;  // and for inputs read item by item
+  // Selects and unique that read no flags and carry no values (not the partitions): 8 rows
+  // at 7 blocks per SM (72 registers; the if form spills 4 bytes). H200, int32, against the
+  // faster CUB at 2^24 / 2^28 (perf/results/2026-12-04-h200-5): none kept 1.11 / 1.11 ->
+  // 1.16 / 1.23x, half 1.18 / 1.19 -> 1.22 / 1.27, all 1.14 / 1.14 -> 1.17 / 1.17; 2^16 -
+  // 2^18 3-5% behind 6 rows (still 1.34x and more). With flags, 8 rows spill (1.42 -> 1.01x).
+#if defined(TILEKIT_SELECT_LEAN_ROWS)  // for measuring
+  static constexpr unsigned lean_vector_rows = TILEKIT_SELECT_LEAN_ROWS, lean_blocks_per_sm = TILEKIT_SELECT_LEAN_BLOCKS;
+#else
+  static constexpr unsigned lean_vector_rows = 8, lean_blocks_per_sm = 7;
+#endif
 #if defined(TILEKIT_PARTITION3_BLOCKS)  // for measuring
   static constexpr unsigned partition3_blocks_per_sm = TILEKIT_PARTITION3_BLOCKS;
 #else
@@ -150,14 +160,18 @@ struct run_length_encode_tuning {
 #if defined(TILEKIT_RLE_BLOCKS_PER_SM)  // for measuring
   static constexpr unsigned blocks_per_sm = TILEKIT_RLE_BLOCKS_PER_SM;
 #else
-  static constexpr unsigned blocks_per_sm = 8;  // items of up to 4 bytes: 64 registers, no spills; on the H200
-                                                // 3-7% ahead of 5 at 2^24-2^28 int32, 1-2% behind at 2^16-2^20
+  // Items of up to 4 bytes: 72 registers, no spills (with items_per_lane 24). On the H200, int32,
+  // against the faster CUB at 2^20 / 2^24 / 2^28 (perf/results/2026-12-04-h200-5): 16 items at 8
+  // blocks 1.10 / 1.08 / 1.10, 20 at 7 1.12 / 1.13 / 1.15, 24 at 7 1.11 / 1.14 / 1.17 (2^16: 1.23,
+  // 1.21, 1.18). (8 blocks had been 3-7% ahead of 5 at 2^24-2^28 with 16 items.)
+  static constexpr unsigned blocks_per_sm = 7;
 #endif
   static constexpr unsigned blocks_per_sm_wide = 5;  // wider items: up to 102 registers (at 8, 64-bit keys spill)
+  static constexpr unsigned items_per_lane_wide = 16;  // and 16 items a lane (at 24, 8-byte keys spill 44 bytes)
 #if defined(TILEKIT_RLE_ITEMS_PER_LANE)  // for measuring
   static constexpr unsigned items_per_lane = TILEKIT_RLE_ITEMS_PER_LANE;
 #else
-  static constexpr unsigned items_per_lane = 16;     // rows of 16-byte vectors: 16 / (items per vector) rows
+  static constexpr unsigned items_per_lane = 24;     // rows of 16-byte vectors: 24 / (items per vector) rows
 #endif
   static constexpr unsigned scalar_rows = 8;         // for inputs read item by item
 };
@@ -226,7 +240,7 @@ struct half_histogram_tuning {
 #endif
 };
 
-/// 1-byte samples (byte_counters: a 1 KB histogram per warp). Each block adds
+/// 1-byte samples (byte_counters: 1 KB histograms of 32-bit counters). Each block adds
 /// 256 totals to the global counters at the end, which contend in L2 when many
 /// blocks do: few large blocks, one wave of them (1024 threads per SM, what the
 /// kernel's 56 registers allow), and at least min_vectors 16-byte vectors per thread
@@ -244,6 +258,21 @@ struct byte_histogram_tuning {
   static constexpr unsigned min_vectors = 1;
 #endif
   static constexpr unsigned vectors = 4;  // in flight per thread
+  // Warps that count in one shared histogram (byte_counters' share_shift; at most a block's).
+  // H200, against one histogram per warp (perf/results/2026-12-04-h200-5): one per block of 16 warps
+  // zeroes and sums a sixteenth of the counters, and the same atomics contend no more:
+  // MultiHistogramEven RGBA padded rows 0.93 -> 0.97x the faster CUB at 2^20, one row 0.99 -> 1.04x,
+  // uint8 uniform 0.99 -> 1.01x; at 2^28 the same on uniform, skewed and all-equal samples (+-0.5%).
+#if defined(TILEKIT_BYTE_HISTOGRAM_WARPS_PER_HISTOGRAM)  // for measuring
+  static constexpr unsigned warps_per_histogram = TILEKIT_BYTE_HISTOGRAM_WARPS_PER_HISTOGRAM;
+#else
+  static constexpr unsigned warps_per_histogram = 16;
+#endif
+  // Shared memory a block reserves, per warp and channel: what a histogram per warp took. H200,
+  // one histogram per block (same run, same binary otherwise): 2-3% faster at 2^28 than reserving
+  // only the counters (uint8 uniform 1.05 -> 1.08x the faster CUB, RGBA 1.17 -> 1.20), the same
+  // at 2^16 - 2^24. Not explained: likely the shared / L1 split the driver picks by the request.
+  static constexpr unsigned reserved_bytes = 1024;
 #if defined(TILEKIT_BYTE_HISTOGRAM_OVERLAP)  // for measuring
   static constexpr bool overlap = TILEKIT_BYTE_HISTOGRAM_OVERLAP;
 #else

@@ -27,7 +27,15 @@ struct look_back_tuning {
 #else
   static constexpr unsigned first_poll_ns = 0, retry_ns = 0;  // sm_75 / sm_80 and the simulator: not measured
 #endif
-  static constexpr unsigned patient_grid = 500;
+#if defined(TILEKIT_LOOK_BACK_PATIENT_GRID)  // for measuring
+  static constexpr unsigned patient_grid = TILEKIT_LOOK_BACK_PATIENT_GRID;
+#else
+  // About the chunks resident at once on the H200 (132 SMs x 7-8 blocks). H200, against the
+  // faster CUB, 1100 / 500 (perf/results/2026-12-04-h200-5): double scan 1.03 / 0.99 at 2^20,
+  // int64 1.05 / 1.01; select, unique, partition, run-length encode and the int32 scan 4% ahead
+  // at 2^21, the int32 scan 4% behind at 2^22 (1.22 / 1.28), select 4% ahead there.
+  static constexpr unsigned patient_grid = 1100;
+#endif
 };
 
 }  // namespace tilekit
