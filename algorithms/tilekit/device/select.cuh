@@ -438,7 +438,7 @@ using count_pair_epoch_states = epoch_states<count_pair, true, count_pair_32>;
 // before the launch.
 template <class In, class FirstOut, class SecondOut, class RestOut, class NumOut, class First, class Second, bool Tagged = true>
 struct partition3_kernel {
-  using select_t = select_kernel<false, In, FirstOut, NumOut, keep_if<First>>;  // its layout
+  using select_t = select_kernel<true, In, FirstOut, NumOut, keep_if<First>>;  // its layout (a partition's: not lean)
   using T = value_of<In>;
   static constexpr unsigned Threads = select_t::Threads, Warps = select_t::Warps, R = select_t::R, V = select_t::V;
   using rows = typename select_t::rows;
