@@ -258,7 +258,7 @@ struct byte_histogram_tuning {
   static constexpr unsigned min_vectors = 1;
 #endif
   static constexpr unsigned vectors = 4;  // in flight per thread
-  // Warps that count in one shared histogram (byte_counters' share_shift; at most a block's).
+  // Warps that count in one shared histogram (byte_counters' WarpsPer; at most a block's).
   // H200, against one histogram per warp (perf/results/2026-12-04-h200-5): one per block of 16 warps
   // zeroes and sums a sixteenth of the counters, and the same atomics contend no more:
   // MultiHistogramEven RGBA padded rows 0.93 -> 0.97x the faster CUB at 2^20, one row 0.99 -> 1.04x,
