@@ -658,8 +658,11 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
                                      byte_histogram_tuning::blocks_per_sm);
   const count_t grid = fit > fewest ? fit : fewest;
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
-  // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes).
-  const std::size_t reserved = std::size_t(body_t::Threads / 32) * Active * byte_histogram_tuning::reserved_bytes;
+  // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes),
+  // as far as the device allows (the dispatch checked shared_bytes alone against it).
+  const std::size_t most = launcher.max_shared_bytes();
+  const std::size_t wanted = std::size_t(body_t::Threads / 32) * Active * byte_histogram_tuning::reserved_bytes;
+  const std::size_t reserved = wanted < most ? wanted : most;
   const std::size_t launch_shared = body_t::shared_bytes > reserved ? body_t::shared_bytes : reserved;
   if constexpr (Active == 1)
     return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
