@@ -385,40 +385,6 @@ const long long* segment_offsets(std::int64_t segments) {
   return offsets;
 }
 
-// Sums of segments of Length items.
-template <int Length>
-variant segmented_sum_variant(const char* algo) {
-  return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
-          [](impl i, std::size_t n, unsigned char* out) {
-            const std::int64_t segments = std::int64_t(n / Length);
-            const long long* offsets = segment_offsets<Length>(segments);
-            std::size_t b = ws().temp_bytes;
-            if (i == impl::tilekit)
-              CHECK(tilekit::cub::DeviceSegmentedReduce::Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
-            else CHECK(cub::DeviceSegmentedReduce::Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
-          },
-          [](std::size_t n) { return 4 * (n / Length); }, {impl::tilekit, impl::cub}};
-}
-
-// The first smallest item of each segment of Length items, as {offset in the segment, value}.
-template <int Length>
-variant segmented_argmin_variant(const char* algo) {
-  return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
-          [](impl i, std::size_t n, unsigned char* out) {
-            const std::int64_t segments = std::int64_t(n / Length);
-            const long long* offsets = segment_offsets<Length>(segments);
-            std::size_t b = ws().temp_bytes;
-            if (i == impl::tilekit)
-              CHECK(tilekit::cub::DeviceSegmentedReduce::ArgMin(ws().temp, b, in_as<int>(),
-                                                                reinterpret_cast<tilekit::cub::KeyValuePair<int, int>*>(out),
-                                                                segments, offsets, offsets + 1));
-            else
-              CHECK(cub::DeviceSegmentedReduce::ArgMin(ws().temp, b, in_as<int>(), reinterpret_cast<cub::KeyValuePair<int, int>*>(out),
-                                                       segments, offsets, offsets + 1));
-          },
-          [](std::size_t n) { return 8 * (n / Length); }, {impl::tilekit, impl::cub}};
-}
-
 // Three of four interleaved uint8 channels (RGBA pixels, alpha not counted), 256 bins each:
 // one row of pixels (pitch 0), or rows of row_pixels pixels `pitch` bytes apart
 // (MultiHistogramEven's row-stride form).
@@ -536,29 +502,34 @@ variant scan_by_key_form_variant(const char* algo) {
           [](std::size_t n) { return 4 * n; }, {impl::tilekit, impl::cub}};
 }
 
-// DeviceSegmentedReduce::Max and ArgMax over segments of Length int32.
-template <int Length, bool Arg>
-variant segmented_max_variant(const char* algo) {
+// DeviceSegmentedReduce::Sum, Max, ArgMin or ArgMax over segments of Length int32 (the Arg
+// forms give {offset in the segment, value} of the first extreme item).
+enum class segmented { sum, max, arg_min, arg_max };
+template <int Length, segmented Kind>
+variant segmented_variant(const char* algo) {
+  constexpr bool pairs_out = Kind == segmented::arg_min || Kind == segmented::arg_max;
   return {algo, "int32", data::small_ints, 4, [](std::size_t n) { return 4.0 * double(n); },
           [](impl i, std::size_t n, unsigned char* out) {
             const std::int64_t segments = std::int64_t(n / Length);
             const long long* offsets = segment_offsets<Length>(segments);
             std::size_t b = ws().temp_bytes;
-            if constexpr (Arg) {
-              if (i == impl::tilekit)
-                CHECK(tilekit::cub::DeviceSegmentedReduce::ArgMax(ws().temp, b, in_as<int>(),
-                                                                  reinterpret_cast<tilekit::cub::KeyValuePair<int, int>*>(out),
-                                                                  segments, offsets, offsets + 1));
+            // The facade's call or CUB's, the same: `reduce` is either's DeviceSegmentedReduce,
+            // `pairs` the output as either's KeyValuePair<int, int> (the Arg forms).
+            auto run = [&](auto reduce, [[maybe_unused]] auto* pairs) {
+              if constexpr (Kind == segmented::sum)
+                return reduce.Sum(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1);
+              else if constexpr (Kind == segmented::max)
+                return reduce.Max(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1);
+              else if constexpr (Kind == segmented::arg_min)
+                return reduce.ArgMin(ws().temp, b, in_as<int>(), pairs, segments, offsets, offsets + 1);
               else
-                CHECK(cub::DeviceSegmentedReduce::ArgMax(ws().temp, b, in_as<int>(), reinterpret_cast<cub::KeyValuePair<int, int>*>(out),
-                                                         segments, offsets, offsets + 1));
-            } else {
-              if (i == impl::tilekit)
-                CHECK(tilekit::cub::DeviceSegmentedReduce::Max(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
-              else CHECK(cub::DeviceSegmentedReduce::Max(ws().temp, b, in_as<int>(), as<int>(out), segments, offsets, offsets + 1));
-            }
+                return reduce.ArgMax(ws().temp, b, in_as<int>(), pairs, segments, offsets, offsets + 1);
+            };
+            if (i == impl::tilekit)
+              CHECK(run(tilekit::cub::DeviceSegmentedReduce{}, reinterpret_cast<tilekit::cub::KeyValuePair<int, int>*>(out)));
+            else CHECK(run(cub::DeviceSegmentedReduce{}, reinterpret_cast<cub::KeyValuePair<int, int>*>(out)));
           },
-          [](std::size_t n) { return (Arg ? 8 : 4) * (n / Length); }, {impl::tilekit, impl::cub}};
+          [](std::size_t n) { return (pairs_out ? 8 : 4) * (n / Length); }, {impl::tilekit, impl::cub}};
 }
 
 // MultiHistogramRange of RGBA uint8 (3 channels), 256 bins each with levels 0, 1, ..., 256 in device memory.
@@ -658,13 +629,14 @@ int main(int argc, char** argv) {
         histogram_variant<std::uint8_t>("histogram256_u8_equal", "uint8", data::equal_bytes, 256, 0, 256),
         histogram_variant<std::uint8_t>("histogram256_u8", "uint8", data::bytes, 256, 0, 256), distinct_variant<1>("distinct"),
         distinct_variant<50>("distinct50"), distinct_variant<100>("distinct100"),
-        reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_sum_variant<1024>("segmented_sum1024"),
-        segmented_sum_variant<64>("segmented_sum64"), segmented_argmin_variant<1024>("segmented_argmin1024"),
+        reduce_by_key_variant(), unique_by_key_variant(), scan_by_key_variant(), segmented_variant<1024, segmented::sum>("segmented_sum1024"),
+        segmented_variant<64, segmented::sum>("segmented_sum64"), segmented_variant<1024, segmented::arg_min>("segmented_argmin1024"),
         multi_histogram_variant("histogram_rgba3"),
         multi_histogram_variant("histogram_rgba3_rows", 1920, 1920 * 4 + 128), partition_flagged_variant(), partition3_variant(),
         in_place_variant<false>("scan_in_place"), in_place_variant<true>("select_in_place"), flagged_if_variant(),
         scan_by_key_form_variant<true>("exclusive_sum_by_key"), scan_by_key_form_variant<false>("scan_by_key_max"),
-        segmented_max_variant<1024, false>("segmented_max1024"), segmented_max_variant<1024, true>("segmented_argmax1024"),
+        segmented_variant<1024, segmented::max>("segmented_max1024"),
+        segmented_variant<1024, segmented::arg_max>("segmented_argmax1024"),
         multi_histogram_range_variant("histogram_rgba3_range")};
     for (int log_n : bench::size_logs({16, 20, 24, 28, 30}, 10, 30)) {
       bench::add_limits(log_n, ws().in, ws().out, in_bytes);
