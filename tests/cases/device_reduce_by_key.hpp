@@ -22,8 +22,11 @@ struct same_mod_5 {
   TILEKIT_HD bool operator()(int a, int b) const { return a % 5 == b % 5; }
 };
 
-/// shape: -1 the public dispatch (which picks the blocks' shape by n), 0 / 1 blocks of the
-/// narrow / wide shape (by_key_kernel's WideBlocks) whatever n.
+/// shape: -1 the public dispatch (which picks the blocks' shape and states by n), 0 / 1 blocks
+/// of the narrow / wide shape (by_key_kernel's WideBlocks) with zeroed states whatever n, 2 / 3
+/// the wide / narrow shape with tagged states (by_key_kernel's Tagged; values over 4 bytes:
+/// zeroed). Each
+/// call runs twice on the same temporary storage, the second over the first's states.
 template <class V, class Op, class Eq, class K = int>
 void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what, int shape = -1) {
   auto g = rng_for(next_salt());
@@ -54,24 +57,40 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   std::size_t bytes = 0;
   auto call = [&](void* temp) {
     if (shape == 0)
-      return tilekit::detail::reduce_by_key_blocks<false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                                          v_out.data(), num.data(), op, eq);
+      return tilekit::detail::reduce_by_key_blocks<false, false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                                 v_out.data(), num.data(), op, eq);
     if (shape == 1)
-      return tilekit::detail::reduce_by_key_blocks<true>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                                         v_out.data(), num.data(), op, eq);
+      return tilekit::detail::reduce_by_key_blocks<true, false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+                                                                v_out.data(), num.data(), op, eq);
+    if (shape == 2)
+      return tilekit::detail::reduce_by_key_blocks<true, sizeof(V) <= 4>(launcher, temp, bytes, k_in.data(), v_in.data(), n,
+                                                                         k_out.data(), v_out.data(), num.data(), op, eq);
+    if (shape == 3)
+      return tilekit::detail::reduce_by_key_blocks<false, sizeof(V) <= 4>(launcher, temp, bytes, k_in.data(), v_in.data(), n,
+                                                                          k_out.data(), v_out.data(), num.data(), op, eq);
     return tilekit::device_reduce_by_key(launcher, temp, bytes, k_in.data(), v_in.data(), n, k_out.data(), v_out.data(),
                                          num.data(), op, eq);
   };
   BOOST_REQUIRE(call(nullptr) == launcher.success);
   rbkbuf<unsigned char> temp(bytes, 0xCD);
+  for (int round = 0; round < 2; ++round) {
+  if (round > 0) {
+    k_out.fill(poison<K>());
+    v_out.fill(poison<V>());
+    num.fill(poison<long long>());
+  }
   const auto e = call(temp.data());
   ::backend::sync();
   const auto got_keys = k_out.to_host();
   const auto got_values = v_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<K>() << " keys, " << type_name<V>()
                                      << " values, n=" << n << " runs kind " << run_kind
-                                     << (shape < 0 ? "" : shape == 0 ? ", narrow blocks" : ", wide blocks")
-                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
+                                     << (shape < 0    ? ""
+                                         : shape == 0 ? ", narrow blocks"
+                                         : shape == 1 ? ", wide blocks"
+                                         : shape == 2 ? ", wide blocks, tagged"
+                                                      : ", narrow blocks, tagged")
+                                     << (round > 0 ? ", second call" : "") << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
     mismatch_log log;
@@ -82,11 +101,13 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
     log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]), "wrote past the run count");
     BOOST_TEST(log.count == 0u);
   }
+  }
 }
 
-/// The by-key scans against the CPU (in_place: values_out is values_in).
+/// The by-key scans against the CPU (in_place: values_out is values_in). states: -1 the public
+/// dispatch (which picks them by n), 0 zeroed, 1 tagged (values over 4 bytes: zeroed) whatever n.
 template <class V, class Op, class Eq, class K = int>
-void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what) {
+void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what, int states = -1) {
   auto g = rng_for(next_salt());
   std::vector<K> keys(std::size_t(n) + 1);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i > 0 && g() % 5 != 0 ? keys[i - 1] : K(g() % 20);
@@ -111,6 +132,13 @@ void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq 
   const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
   auto call = [&](void* temp) {
+    constexpr bool can_tag = sizeof(V) <= 4;
+    if (states == 0)
+      return inclusive ? tilekit::detail::scan_by_key_states<true, false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq)
+                       : tilekit::detail::scan_by_key_states<false, false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq);
+    if (states == 1)
+      return inclusive ? tilekit::detail::scan_by_key_states<true, can_tag>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq)
+                       : tilekit::detail::scan_by_key_states<false, can_tag>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq);
     return inclusive ? tilekit::device_scan_by_key<true>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq)
                      : tilekit::device_scan_by_key<false>(launcher, temp, bytes, k_in.data(), v_in.data(), n, out, op, init, eq);
   };
@@ -121,6 +149,7 @@ void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq 
   const auto got = in_place ? v_in.to_host() : v_out.to_host();
   BOOST_TEST_CONTEXT(::backend::name << (inclusive ? " inclusive" : " exclusive") << "_scan_by_key " << what << " "
                                      << type_name<V>() << " values, " << type_name<K>() << " keys, n=" << n << (in_place ? " in place" : "")
+                                     << (states == 0 ? ", zeroed states" : states == 1 ? ", tagged states" : "")
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     mismatch_log log;
@@ -137,36 +166,39 @@ BOOST_AUTO_TEST_SUITE(device_reduce_by_key)
 
 BOOST_AUTO_TEST_CASE(runs_sizes_and_operators) {
   using namespace tk_test;
-  // Each shape of blocks around its own chunk, whatever n the dispatch would pick it for.
-  for (int wide : {0, 1}) {
+  // Each shape of blocks with each kind of states (check_reduce_by_key's shape) around its own
+  // chunk, whatever n the dispatch would pick them for.
+  for (int shape : {0, 1, 2, 3}) {
     using narrow_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
                                                          long long*, tilekit::plus, tilekit::equal_to, false>;
     using wide_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::reduce, const int*, const int*, int*, int*,
                                                        long long*, tilekit::plus, tilekit::equal_to, true>;
-    const std::int64_t chunk = wide ? wide_kernel::chunk_items : narrow_kernel::chunk_items;
+    const std::int64_t chunk = shape == 1 || shape == 2 ? wide_kernel::chunk_items : narrow_kernel::chunk_items;
     for (std::int64_t n : {std::int64_t(0), std::int64_t(1), std::int64_t(2), std::int64_t(9), chunk - 1, chunk, chunk + 1,
                            33 * chunk + 7}) {
       for (unsigned run_kind : {0u, 1u, 2u}) {
-        check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus", wide);
-        check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product", wide);
+        check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus", shape);
+        check_reduce_by_key<mat2>(n, run_kind, mat_mul{}, tilekit::equal_to{}, "matrix product", shape);
       }
-      check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5", wide);
+      check_reduce_by_key<long long>(n, 0, tilekit::maximum{}, same_mod_5{}, "max, keys mod 5", shape);
       // Key and value types (sums wrap in narrow types alike on both sides; floating point: max / min, exact)
       check_reduce_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, 0, tilekit::plus{}, tilekit::equal_to{}, "plus",
-                                                                                wide);
+                                                                                shape);
       check_reduce_by_key<double, tilekit::maximum, tilekit::equal_to, long long>(n, 1, tilekit::maximum{}, tilekit::equal_to{},
-                                                                                  "max", wide);
+                                                                                  "max", shape);
       check_reduce_by_key<float, tilekit::minimum, tilekit::equal_to, unsigned char>(n, 0, tilekit::minimum{}, tilekit::equal_to{},
-                                                                                     "min", wide);
+                                                                                     "min", shape);
       check_reduce_by_key<long long, tilekit::plus, tilekit::equal_to, long long>(n, 2, tilekit::plus{}, tilekit::equal_to{},
-                                                                                  "plus", wide);
+                                                                                  "plus", shape);
     }
   }
   // The public dispatch: the largest n the device holds, and either side of where it
   // changes shape (where the device holds it).
   const std::int64_t max_n = std::int64_t(::backend::device_max_items());
   for (std::int64_t n : {max_n, std::int64_t(tilekit::reduce_by_key_tuning::narrow_from) - 1,
-                         std::int64_t(tilekit::reduce_by_key_tuning::narrow_from)}) {
+                         std::int64_t(tilekit::reduce_by_key_tuning::narrow_from),
+                         std::int64_t(tilekit::reduce_by_key_tuning::tagged_below) - 1,
+                         std::int64_t(tilekit::reduce_by_key_tuning::tagged_below)}) {
     if (n > max_n) continue;
     for (unsigned run_kind : {0u, 1u, 2u}) check_reduce_by_key<int>(n, run_kind, tilekit::plus{}, tilekit::equal_to{}, "plus");
     check_reduce_by_key<mat2>(n, 0, mat_mul{}, tilekit::equal_to{}, "matrix product");
@@ -192,6 +224,12 @@ BOOST_AUTO_TEST_CASE(scans_by_key) {
                                                                                      tilekit::equal_to{}, -2000.0, "max");
       check_scan_by_key<float, tilekit::minimum, tilekit::equal_to, long long>(n, inclusive, false, tilekit::minimum{},
                                                                                tilekit::equal_to{}, 2000.f, "min");
+      // Both kinds of states whatever n (the dispatch picks by n)
+      for (int states : {0, 1}) {
+        check_scan_by_key<int>(n, inclusive, false, tilekit::plus{}, tilekit::equal_to{}, 7, "plus, init 7", states);
+        check_scan_by_key<short, tilekit::plus, tilekit::equal_to, signed char>(n, inclusive, true, tilekit::plus{},
+                                                                                 tilekit::equal_to{}, short(3), "plus", states);
+      }
     }
   }
 }
@@ -215,18 +253,24 @@ BOOST_AUTO_TEST_CASE(padding_past_n_is_never_combined) {
         v_out(std::size_t(n) + 1, poison<int>());
     rbkbuf<long long> num(1, poison<long long>());
     std::size_t bytes = 0;
-    for (bool wide : {false, true}) {  // ReduceByKey in either shape of blocks
+    for (int wide : {0, 1, 2}) {  // ReduceByKey in either shape of blocks, the wide one also with tagged states
       auto reduce = [&](void* t) {
-        return wide ? tilekit::detail::reduce_by_key_blocks<true>(launcher, t, bytes, k_in.data(), v_in.data(), n, k_out.data(),
-                                                                  v_out.data(), num.data(), tilekit::plus{}, tilekit::equal_to{})
-                    : tilekit::detail::reduce_by_key_blocks<false>(launcher, t, bytes, k_in.data(), v_in.data(), n, k_out.data(),
+        if (wide == 2)
+          return tilekit::detail::reduce_by_key_blocks<true, true>(launcher, t, bytes, k_in.data(), v_in.data(), n, k_out.data(),
                                                                    v_out.data(), num.data(), tilekit::plus{}, tilekit::equal_to{});
+        return wide ? tilekit::detail::reduce_by_key_blocks<true, false>(launcher, t, bytes, k_in.data(), v_in.data(), n,
+                                                                         k_out.data(), v_out.data(), num.data(), tilekit::plus{},
+                                                                         tilekit::equal_to{})
+                    : tilekit::detail::reduce_by_key_blocks<false, false>(launcher, t, bytes, k_in.data(), v_in.data(), n,
+                                                                          k_out.data(), v_out.data(), num.data(), tilekit::plus{},
+                                                                          tilekit::equal_to{});
       };
       BOOST_REQUIRE(reduce(nullptr) == launcher.success);
       rbkbuf<unsigned char> temp(bytes, 0xCD);
       BOOST_TEST(reduce(temp.data()) == launcher.success);
       ::backend::sync();
-      BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key, n=" << n << (wide ? ", wide blocks" : ", narrow blocks")) {
+      BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key, n=" << n
+                                         << (wide == 2 ? ", wide blocks, tagged" : wide ? ", wide blocks" : ", narrow blocks")) {
         BOOST_TEST(num.to_host()[0] == n);
         const auto got = v_out.to_host();
         BOOST_TEST(std::count(got.begin(), got.begin() + n, big) == n);

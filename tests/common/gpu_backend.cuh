@@ -32,6 +32,11 @@ class device_buffer {
   ~device_buffer() { cudaFree(p_); }
   T* data() { return p_; }
   std::size_t size() const { return n_; }
+  /// Every element set to value (e.g. outputs poisoned again between calls).
+  void fill(const T& value) {
+    const std::vector<T> h(n_, value);
+    if (n_ > 0) TK_CUDA_CHECK(cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
   std::vector<T> to_host() const {
     std::vector<T> h(n_);
     if (n_ > 0) TK_CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));

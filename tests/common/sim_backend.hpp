@@ -16,6 +16,7 @@ class host_buffer {
   host_buffer(std::size_t n, const T& fill) : v_(n, fill) {}
   T* data() { return v_.data(); }
   std::size_t size() const { return v_.size(); }
+  void fill(const T& value) { std::fill(v_.begin(), v_.end(), value); }  // e.g. outputs poisoned again between calls
   std::vector<T> to_host() const { return v_; }
 
  private:

@@ -87,6 +87,26 @@ struct run_sum_states {
 template <class V>
 using run_sum_states_t = stdx::conditional_t<sizeof(V) <= 8, run_sum_states<V>, chunk_states<run_sum<V>>>;
 
+// A run_sum of a value of at most 4 bytes as one 64-bit word, the head count in 32 bits: for
+// calls of fewer than 2^32 items, whose counts all fit. Their states carry a launch's epoch
+// tag beside it (epoch_states' pair layout): nothing to zero, the kernel is the call's only launch.
+template <class V>
+struct run_sum_32 {
+  static_assert(sizeof(V) <= 4, "run_sum_32 packs a value of at most 4 bytes");
+  TILEKIT_HD static unsigned long long bits(const run_sum<V>& v) {
+    unsigned value = 0;
+    std::memcpy(&value, &v.value, sizeof(V));
+    return static_cast<unsigned long long>(static_cast<unsigned>(v.heads)) | (static_cast<unsigned long long>(value) << 32);
+  }
+  TILEKIT_HD static void unpack(unsigned long long b, run_sum<V>& v) {
+    v.heads = static_cast<count_t>(b & 0xffffffffull);
+    const unsigned value = static_cast<unsigned>(b >> 32);
+    std::memcpy(static_cast<void*>(&v.value), &value, sizeof(V));
+  }
+};
+template <class V>
+using run_sum_epoch_states = epoch_states<run_sum<V>, true, run_sum_32<V>>;
+
 enum class by_key { reduce, inclusive_scan, exclusive_scan };
 
 // The block scan's prefix callback: the chunk's pairs count heads in 32 bits (a chunk
@@ -113,15 +133,21 @@ struct narrow_prefix {
 // consecutive items, 16-byte vectors where aligned) and turned blocked through the
 // warp's shared slots; the scans' outputs go back the same way.
 // WideBlocks: blocks of reduce_by_key_tuning::scan_threads, else of ::threads (ReduceByKey
-// from ::narrow_from items).
+// from ::narrow_from items). Tagged (values of at most 4 bytes, calls of fewer than 2^32
+// items; see reduce_by_key_tuning::tagged_below): launch_states of run_sum_epoch_states,
+// never zeroed; else run_sum_states_t, zeroed before the launch.
 template <by_key Mode, class KeysIn, class ValuesIn, class KeysOut, class ValuesOut, class NumOut, class Op, class Eq,
-          bool WideBlocks = Mode != by_key::reduce>
+          bool WideBlocks = Mode != by_key::reduce, bool Tagged = false>
 struct by_key_kernel {
   using K = value_of<KeysIn>;
   using V = value_of<ValuesIn>;
   using pair_t = run_sum<V>;               // across chunks: 64-bit run counts
   using local_t = run_sum<V, unsigned>;    // inside a chunk
   using states_t = run_sum_states_t<V>;
+  static_assert(!Tagged || sizeof(V) <= 4, "tagged by-key states pack values of at most 4 bytes");
+  using epoch_states_t = stdx::conditional_t<Tagged, run_sum_epoch_states<V>, states_t>;  // what a launch publishes
+  using all_states_t = stdx::conditional_t<Tagged, launch_states<pair_t, epoch_states_t>, states_t>;
+  static constexpr bool tagged = Tagged;
   static constexpr unsigned Threads = WideBlocks ? reduce_by_key_tuning::scan_threads : reduce_by_key_tuning::threads;
   static constexpr unsigned Items = reduce_by_key_tuning::items;
   static constexpr unsigned MinBlocksPerSM =  // the registers' bound
@@ -157,7 +183,7 @@ struct by_key_kernel {
   Op op;
   V init;  // the exclusive scan's
   Eq eq;
-  states_t states;
+  all_states_t states;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -168,6 +194,11 @@ struct by_key_kernel {
     shared_t& shared = ctx.template shared<shared_t>();
     const unsigned rank = block.thread_rank(), lane = warp.thread_rank();
     const count_t chunk = count_t(ctx.grid().block_rank()), base = chunk * chunk_items;
+    unsigned long long seen = 0;
+    if constexpr (Tagged) {
+      seen = states.template read_counter<backend>();
+      if (rank == 0) states.template warm<backend>(chunk);  // as the scan (scan.cuh)
+    }
     const count_t warp_base = base + count_t(warp.meta_group_rank()) * 32 * Items;
     const count_t first = warp_base + count_t(lane) * Items;  // this thread's first item
     unsigned char* slots = &shared.exchange.bytes[warp.meta_group_rank() * transpose::slots * slot_bytes];
@@ -215,19 +246,27 @@ struct by_key_kernel {
     shared.first_is_head[rank] = head[0];
     const run_sum_op<Op> pair_op{op};
     count_t runs_before = 0;  // runs that began in earlier chunks
-    // Launched by zero_then_run: the states (the only memory it zeroes) are touched from
-    // here; the keys and values were loaded while the zeroing ran.
-    backend::wait_for_prior_grid();
+    // Launched by zero_then_run (not Tagged): the states (the only memory it zeroes) are
+    // touched from here; the keys and values were loaded while the zeroing ran.
+    if constexpr (!Tagged) backend::wait_for_prior_grid();
+    const epoch_states_t launch_states = [&] {
+      if constexpr (Tagged) return states.at(seen);
+      else return states;
+    }();
     if (chunk == 0) {
       const local_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
-      if (rank == 0) states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
+      if (rank == 0) launch_states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
     } else {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
-      using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>, states_t>;
-      narrow_prefix<look_back_t, pair_t, local_t> prefix{look_back_t{block, states, chunk, pair_op, pair_t{}, false, patient},
-                                                         &shared.chunk_prefix[0], rank};
+      using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>, epoch_states_t>;
+      narrow_prefix<look_back_t, pair_t, local_t> prefix{
+          look_back_t{block, launch_states, chunk, pair_op, pair_t{}, false, patient}, &shared.chunk_prefix[0], rank};
       tilekit::inclusive_scan_prefix(block, items, items, pair_op, shared.scan, prefix);
       runs_before = shared.chunk_prefix[0].heads;  // (written before the scan's last barrier)
+    }
+    if constexpr (Tagged) {
+      // thread 0 ran the look-back: every chunk before this one has published
+      if (chunk + 1 == count_t(ctx.grid().num_blocks()) && rank == 0) states.template close<backend>(seen);
     }
     if constexpr (Mode != by_key::reduce) {
       write_scan(block, warp, shared, items, head, warp_base, first, rank, reinterpret_cast<V*>(slots));
@@ -377,25 +416,37 @@ template <class Body, class Launcher, class Make, class OnEmpty>
 typename Launcher::error_type run_by_key(const Launcher& launcher, void* temp, std::size_t& temp_bytes, count_t n,
                                          bool args_ok, Make make, OnEmpty on_empty) {
   const count_t chunks = n > 0 ? (n + Body::chunk_items - 1) / Body::chunk_items : 0;
-  const auto storage = carve_chunk_states<typename Body::pair_t, typename Body::states_t>(temp, chunks);
+  const auto storage = [&] {
+    if constexpr (Body::tagged)
+      return carve_launch_states<typename Body::pair_t, typename Body::epoch_states_t>(temp, chunks, next_call_tag());
+    else return carve_chunk_states<typename Body::pair_t, typename Body::states_t>(temp, chunks);
+  }();
   if (n < 0) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
     temp_bytes = storage.bytes;
     return launcher.success;
   }
-  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || !args_ok) return launcher.invalid_value;
+  if (temp_bytes < storage.bytes || chunks > 0x7fffffff || !args_ok ||
+      (Body::tagged && n >= (count_t(1) << 32)))  // the tagged states' head counts are 32-bit
+    return launcher.invalid_value;
   if (n == 0) return on_empty();
-  return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
-                                unsigned(chunks), Body::Threads, make(storage.states), sizeof(typename Body::shared_t));
+  if constexpr (Body::tagged) {
+    launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
+    return launcher.run(unsigned(chunks), Body::Threads, make(storage.states), sizeof(typename Body::shared_t));
+  } else {
+    return launcher.zero_then_run(storage.zero_from, storage.zero_bytes, chunks >= launch_tuning::overlap_chunks,
+                                  unsigned(chunks), Body::Threads, make(storage.states), sizeof(typename Body::shared_t));
+  }
 }
 
-// ReduceByKey in blocks of one shape (by_key_kernel's WideBlocks); device_reduce_by_key picks it.
-template <bool WideBlocks, class Launcher, class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op,
+// ReduceByKey in blocks of one shape and one kind of states (by_key_kernel's WideBlocks,
+// Tagged); device_reduce_by_key picks them.
+template <bool WideBlocks, bool Tagged, class Launcher, class KeysIn, class ValuesIn, class KeysOut, class AggregatesOut, class NumOut, class Op,
           class Eq>
 typename Launcher::error_type reduce_by_key_blocks(const Launcher& launcher, void* temp, std::size_t& temp_bytes, KeysIn keys_in,
                                                    ValuesIn values_in, count_t n, KeysOut keys_out, AggregatesOut aggregates_out,
                                                    NumOut num_out, Op op, Eq eq) {
-  using body_t = by_key_kernel<by_key::reduce, KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq, WideBlocks>;
+  using body_t = by_key_kernel<by_key::reduce, KeysIn, ValuesIn, KeysOut, AggregatesOut, NumOut, Op, Eq, WideBlocks, Tagged>;
   const bool args_ok = !is_null(num_out) &&
                        (n <= 0 || !(is_null(keys_in) || is_null(values_in) || is_null(keys_out) || is_null(aggregates_out)));
   return run_by_key<body_t>(
@@ -421,13 +472,36 @@ typename Launcher::error_type device_reduce_by_key(const Launcher& launcher, voi
                 detail::wraps_pointer_v<AggregatesOut> || detail::wraps_pointer_v<NumOut>)  // thrust::device_ptr: as its pointer
     return device_reduce_by_key(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
                                 detail::unwrap(keys_out), detail::unwrap(aggregates_out), detail::unwrap(num_out), op, eq);
-  // The size query and the call see the same n, so pick the same shape.
+  // The size query and the call see the same n, so pick the same shape and states.
+  constexpr bool can_tag = sizeof(detail::value_of<ValuesIn>) <= 4;
+  const bool tagged = can_tag && n < reduce_by_key_tuning::tagged_below;
   if (n < reduce_by_key_tuning::narrow_from)
-    return detail::reduce_by_key_blocks<true>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_out,
-                                              op, eq);
-  return detail::reduce_by_key_blocks<false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_out,
-                                             op, eq);
+    return tagged ? detail::reduce_by_key_blocks<true, can_tag>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
+                                                                aggregates_out, num_out, op, eq)
+                  : detail::reduce_by_key_blocks<true, false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
+                                                              aggregates_out, num_out, op, eq);
+  return tagged ? detail::reduce_by_key_blocks<false, can_tag>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
+                                                               aggregates_out, num_out, op, eq)
+                : detail::reduce_by_key_blocks<false, false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
+                                                             aggregates_out, num_out, op, eq);
 }
+
+namespace detail {
+// The by-key scans with one kind of states (by_key_kernel's Tagged); device_scan_by_key picks it.
+template <bool Inclusive, bool Tagged, class Launcher, class KeysIn, class ValuesIn, class ValuesOut, class Op, class V, class Eq>
+typename Launcher::error_type scan_by_key_states(const Launcher& launcher, void* temp, std::size_t& temp_bytes, KeysIn keys_in,
+                                                 ValuesIn values_in, count_t n, ValuesOut values_out, Op op, V init, Eq eq) {
+  constexpr by_key mode = Inclusive ? by_key::inclusive_scan : by_key::exclusive_scan;
+  using body_t = by_key_kernel<mode, KeysIn, ValuesIn, value_of<KeysIn>*, ValuesOut, count_t*, Op, Eq, true, Tagged>;
+  const bool args_ok = n <= 0 || !(is_null(keys_in) || is_null(values_in) || is_null(values_out));
+  return run_by_key<body_t>(
+      launcher, temp, temp_bytes, n, args_ok,
+      [&](const auto& states) {
+        return body_t{keys_in, values_in, n, nullptr, values_out, nullptr, op, value_of<ValuesIn>(init), eq, states};
+      },
+      [&] { return launcher.success; });
+}
+}  // namespace detail
 
 /// The by-key scans' dispatch, for any launcher: values_out[i] = op over the values of
 /// i's run (adjacent keys equal under eq) up to i (Inclusive), or init op those before i.
@@ -442,15 +516,11 @@ typename Launcher::error_type device_scan_by_key(const Launcher& launcher, void*
   if constexpr (detail::wraps_pointer_v<KeysIn> || detail::wraps_pointer_v<ValuesIn> || detail::wraps_pointer_v<ValuesOut>)
     return device_scan_by_key<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
                                          detail::unwrap(values_out), op, init, eq);
-  constexpr detail::by_key mode = Inclusive ? detail::by_key::inclusive_scan : detail::by_key::exclusive_scan;
-  using body_t = detail::by_key_kernel<mode, KeysIn, ValuesIn, detail::value_of<KeysIn>*, ValuesOut, detail::count_t*, Op, Eq>;
-  const bool args_ok = n <= 0 || !(detail::is_null(keys_in) || detail::is_null(values_in) || detail::is_null(values_out));
-  return detail::run_by_key<body_t>(
-      launcher, temp, temp_bytes, n, args_ok,
-      [&](const auto& states) {
-        return body_t{keys_in, values_in, n, nullptr, values_out, nullptr, op, detail::value_of<ValuesIn>(init), eq, states};
-      },
-      [&] { return launcher.success; });
+  // The size query and the call see the same n, so pick the same states.
+  constexpr bool can_tag = sizeof(detail::value_of<ValuesIn>) <= 4;
+  if (can_tag && n < reduce_by_key_tuning::scan_tagged_below)
+    return detail::scan_by_key_states<Inclusive, can_tag>(launcher, temp, temp_bytes, keys_in, values_in, n, values_out, op, init, eq);
+  return detail::scan_by_key_states<Inclusive, false>(launcher, temp, temp_bytes, keys_in, values_in, n, values_out, op, init, eq);
 }
 
 }  // namespace tilekit

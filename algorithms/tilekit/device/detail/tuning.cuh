@@ -107,6 +107,18 @@ struct reduce_by_key_tuning {
   // chunks' runs stored through shared memory, 256 / 128 threads: 1.09 / 1.12x CUB at 2^16,
   // 1.02 / 0.89 at 2^20, 0.89 / 0.92 at 2^21, 0.99 / 1.03 at 2^22 - 2^24, 0.97 / 1.01 at 2^28
   // (perf/results/2026-12-04-h200-by-key-shapes).
+  // Values of at most 4 bytes below tagged_below items (ReduceByKey) or scan_tagged_below
+  // (the scans): chunk states tagged by the launch (never zeroed: one launch, no memset).
+#if defined(TILEKIT_REDUCE_BY_KEY_TAGGED_BELOW)  // for measuring
+  static constexpr long long tagged_below = TILEKIT_REDUCE_BY_KEY_TAGGED_BELOW, scan_tagged_below = TILEKIT_SCAN_BY_KEY_TAGGED_BELOW;
+#else
+  // H200, int32, against the faster CUB at 2^16 / 2^20 / 2^21 / 2^24 / 2^28, zeroed -> tagged
+  // (perf/results/2026-12-04-h200-7): ReduceByKey 1.08 / 1.01 / 0.99 / 1.03 / 1.01 -> 1.19 / 1.07 /
+  // 1.05 / 1.03 / 1.00; InclusiveSumByKey 1.26 / 1.14 / 1.29 / 1.12 / 1.12 -> 1.38 / 1.22 / 1.38 /
+  // 1.13 / 1.11. The other by-key scans alike.
+  static constexpr long long tagged_below = 1ll << 25, scan_tagged_below = 1ll << 25;
+#endif
+  static_assert(tagged_below <= (1ll << 32) && scan_tagged_below <= (1ll << 32), "tagged by-key states hold 32-bit head counts");
 #if defined(TILEKIT_REDUCE_BY_KEY_NARROW_FROM)
   static constexpr long long narrow_from = TILEKIT_REDUCE_BY_KEY_NARROW_FROM;
 #else
