@@ -22,12 +22,20 @@ inline const char* name(scan_kind k) {
   return k == scan_kind::inclusive ? "inclusive" : k == scan_kind::inclusive_init ? "inclusive(init)" : "exclusive(init)";
 }
 
+/// large: the public dispatch (which picks the chunks' shape by n), or (where the items have
+/// one, detail::scan_shape's has_large) the large shape whatever n.
 template <class In, class Out, class T, class Op>
-auto run_device_scan(scan_kind kind, In in, std::int64_t n, Out out, Op op, T init) {
+auto run_device_scan(scan_kind kind, In in, std::int64_t n, Out out, Op op, T init, bool large = false) {
   const auto launcher = ::backend::launcher();
   const bool has_init = kind != scan_kind::inclusive;
   std::size_t bytes = 0;
   auto scan = [&](void* temp) {
+    if constexpr (tilekit::detail::scan_shape<In, T>::has_large) {
+      if (large)
+        return kind == scan_kind::exclusive_init
+                   ? tilekit::detail::scan_in_shape<false, true>(launcher, temp, bytes, in, n, out, op, init, true, static_cast<const T*>(nullptr))
+                   : tilekit::detail::scan_in_shape<true, true>(launcher, temp, bytes, in, n, out, op, init, has_init, static_cast<const T*>(nullptr));
+    }
     return kind == scan_kind::exclusive_init ? tilekit::device_scan<false>(launcher, temp, bytes, in, n, out, op, init, true)
                                              : tilekit::device_scan<true>(launcher, temp, bytes, in, n, out, op, init, has_init);
   };
@@ -73,18 +81,25 @@ void check_device_scan_type(Op op, const char* what) {
   sbuf<T> d_in(data);
   std::vector<std::int64_t> sizes = {0, 1, 2, 31, 33, tile - 1, tile, tile + 1, 2 * tile, 33 * tile + 5, 65 * tile - 1,
                                      std::int64_t(max_n), std::int64_t(g() % max_n)};
-  for (std::int64_t n : sizes) {
+  // Items with a large shape (scan_tuning::large_*): it too around its chunk, whatever n.
+  std::vector<std::int64_t> large_sizes;
+  if constexpr (tilekit::detail::scan_shape<const T*, T>::has_large) {
+    const std::int64_t large = tilekit::detail::scan_shape<const T*, T, true>::chunk;
+    large_sizes = {1, 33, large - 1, large, large + 1, 17 * large + 5};
+  }
+  for (bool large : {false, true})
+  for (std::int64_t n : large ? large_sizes : sizes) {
     if (n > std::int64_t(max_n)) continue;
     for (scan_kind kind : {scan_kind::inclusive, scan_kind::inclusive_init, scan_kind::exclusive_init}) {
       for (int run = 0; run < 3; ++run) {  // aligned; input one item off 16 bytes; output one item off
         const std::int64_t offset = run == 1 ? 1 : 0, out_offset = run == 2 ? 1 : 0;
         sbuf<T> d_out(std::size_t(n) + 2, poison<T>());
-        const auto e = run_device_scan(kind, d_in.data() + offset, n, d_out.data() + out_offset, op, init);
+        const auto e = run_device_scan(kind, d_in.data() + offset, n, d_out.data() + out_offset, op, init, large);
         auto got = d_out.to_host();
         got.erase(got.begin(), got.begin() + out_offset);
         const auto want = reference_scan(kind, data.data() + offset, n, op, init);
         BOOST_TEST_CONTEXT(::backend::name << " device scan " << name(kind) << " " << what << " " << type_name<T>() << " n=" << n
-                                           << " offset=" << offset << " out offset=" << out_offset
+                                           << " offset=" << offset << " out offset=" << out_offset << (large ? ", large shape" : "")
                                            << ", TILEKIT_TEST_SEED=" << base_seed()) {
           BOOST_TEST(e == ::backend::launcher().success);
           mismatch_log log;

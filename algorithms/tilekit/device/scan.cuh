@@ -38,23 +38,30 @@ namespace tilekit {
 
 namespace detail {
 
-template <class In, class T>
+// Large: the shape for large inputs (scan_tuning::large_*), where has_large.
+template <class In, class T, bool Large = false>
 struct scan_shape {
   static constexpr unsigned vec = vector_items<In>();
   // 16-byte vectors all the way (loads, swizzled transposes, stores): the scan's T is the input's.
   static constexpr bool vectors = vector_loadable_v<In> && stdx::is_same<value_of<In>, T>::value;
+  // Whether inputs of large_from items take the large shape: 8-byte items scanned as they are, loaded as vectors.
+  static constexpr bool has_large = vectors && vec == 2;
+  static_assert(!Large || has_large, "scan_shape: no large shape for these items");
   // Up to scan_tuning::vectors vectors a thread, at most max_items items (1- and 2-byte items
   // spilled 1 KB and 70 bytes at 6 vectors).
-  static constexpr unsigned items = !vector_loadable_v<In>                                  ? scan_tuning::scalar_items
-                                    : scan_tuning::vectors * vec <= scan_tuning::max_items ? scan_tuning::vectors * vec
-                                                                                            : scan_tuning::max_items / vec * vec;
+  static constexpr unsigned vector_count = Large ? scan_tuning::large_vectors : scan_tuning::vectors;
+  static constexpr unsigned items = !vector_loadable_v<In>                          ? scan_tuning::scalar_items
+                                    : vector_count * vec <= scan_tuning::max_items ? vector_count * vec
+                                                                                    : scan_tuning::max_items / vec * vec;
+  // The registers' bound: 64 a thread (8 blocks of 128 per SM), or the large shape's.
+  static constexpr unsigned blocks_per_sm = Large ? scan_tuning::large_blocks_per_sm : 8;
   static constexpr count_t chunk = count_t(scan_tuning::threads) * items;
 };
 
-template <bool Inclusive, class In, class Out, class T, class Op>
+template <bool Inclusive, class In, class Out, class T, class Op, bool Large = false>
 struct scan_kernel {
-  using shape = scan_shape<In, T>;
-  static constexpr unsigned Threads = scan_tuning::threads, K = shape::items;
+  using shape = scan_shape<In, T, Large>;
+  static constexpr unsigned Threads = scan_tuning::threads, K = shape::items, MinBlocksPerSM = shape::blocks_per_sm;
   using exchange = stdx::conditional_t<shape::vectors, warp_vector_transpose<K, shape::vec>, warp_transpose<K>>;
   struct shared_t {
     scan_storage<T, Threads> scan;
@@ -138,23 +145,11 @@ struct scan_kernel {
   }
 };
 
-}  // namespace detail
-
-/// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
-/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes, or answers
-/// invalid_value for n < 0 or an exclusive scan without init as the call does. Returns
-/// launcher.invalid_value, writing nothing, for n < 0, a null input or output
-/// with n > 0, an exclusive scan without init, temp_bytes too small, or more
-/// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items). init_from (optional): where
-/// the kernel reads init when it runs (CUB's future value; has_init must be true).
-template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
-typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
-                                          detail::count_t n, Out out, Op op, T init, bool has_init,
-                                          const T* init_from = nullptr) {
-  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out>)  // thrust::device_ptr: read and write it as its pointer
-    return device_scan<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), op, init,
-                                  has_init, init_from);
-  using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op>;
+// The scan in chunks of one shape (scan_kernel's Large); device_scan picks it.
+template <bool Inclusive, bool Large, class Launcher, class In, class Out, class T, class Op>
+typename Launcher::error_type scan_in_shape(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in, count_t n,
+                                            Out out, Op op, T init, bool has_init, const T* init_from) {
+  using body_t = detail::scan_kernel<Inclusive, In, Out, T, Op, Large>;
   using shape = typename body_t::shape;
   const detail::count_t chunks = n > 0 ? (n + shape::chunk - 1) / shape::chunk : 0;
   const auto storage = detail::carve_launch_states<T>(temp, chunks, detail::next_call_tag());
@@ -176,6 +171,29 @@ typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, 
   return launcher.run(unsigned(chunks), body_t::Threads,
                       body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from},
                       sizeof(typename body_t::shared_t));
+}
+}  // namespace detail
+
+/// The device-wide scan's dispatch, for any launcher (tilekit::gpu_launcher,
+/// tilekit::sim::launcher). With temp == nullptr it only sets temp_bytes, or answers
+/// invalid_value for n < 0 or an exclusive scan without init as the call does. Returns
+/// launcher.invalid_value, writing nothing, for n < 0, a null input or output
+/// with n > 0, an exclusive scan without init, temp_bytes too small, or more
+/// than 2^31 - 1 chunks (one per block: about 4 * 10^12 int items). init_from (optional): where
+/// the kernel reads init when it runs (CUB's future value; has_init must be true).
+template <bool Inclusive, class Launcher, class In, class Out, class T, class Op>
+typename Launcher::error_type device_scan(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                          detail::count_t n, Out out, Op op, T init, bool has_init,
+                                          const T* init_from = nullptr) {
+  if constexpr (detail::wraps_pointer_v<In> || detail::wraps_pointer_v<Out>)  // thrust::device_ptr: read and write it as its pointer
+    return device_scan<Inclusive>(launcher, temp, temp_bytes, detail::unwrap(in), n, detail::unwrap(out), op, init,
+                                  has_init, init_from);
+  // The size query and the call see the same n, so pick the same shape.
+  if constexpr (detail::scan_shape<In, T>::has_large) {
+    if (n >= scan_tuning::large_from)
+      return detail::scan_in_shape<Inclusive, true>(launcher, temp, temp_bytes, in, n, out, op, init, has_init, init_from);
+  }
+  return detail::scan_in_shape<Inclusive, false>(launcher, temp, temp_bytes, in, n, out, op, init, has_init, init_from);
 }
 
 }  // namespace tilekit

@@ -45,6 +45,20 @@ struct scan_tuning {
   // 10 spill at 64 registers.
   static constexpr unsigned vectors = 8;
 #endif
+  // Inputs of 8-byte items (loaded as vectors) from large_from items: large_vectors vectors a
+  // thread at large_blocks_per_sm blocks (the registers' bound). H200, against the faster CUB,
+  // int64 / double at 2^16, 2^20, 2^24, 2^28 (perf/results/2026-12-04-h200-7): 8 vectors at 8
+  // blocks 1.19 / 1.06 / 1.08 / 1.07, double 1.15 / 1.03 / 1.10 / 1.12; 16 at 4 (128 registers)
+  // 1.07 / 1.08 / 1.09 / 1.08, double 1.07 / 1.07 / 1.12 / 1.14; 12 at 6 1.00 / 0.99 / 1.09 / 1.10,
+  // double 1.00 / 0.98 / 1.13 / 1.15; 10 at 7 1.05 / 1.00 / 1.08 / 1.09. From 2^18 instead of 2^20:
+  // int64 at 2^18 1.15 -> 1.05.
+#if defined(TILEKIT_SCAN_LARGE_VECTORS)  // for measuring
+  static constexpr unsigned large_vectors = TILEKIT_SCAN_LARGE_VECTORS, large_blocks_per_sm = TILEKIT_SCAN_LARGE_BLOCKS;
+  static constexpr long long large_from = TILEKIT_SCAN_LARGE_FROM;
+#else
+  static constexpr unsigned large_vectors = 16, large_blocks_per_sm = 4;
+  static constexpr long long large_from = 1ll << 20;
+#endif
   static constexpr unsigned max_items = 32;  // items per thread at most (1- and 2-byte items: fewer vectors)
   static constexpr unsigned scalar_items = 8;  // items per thread for other inputs
 };
