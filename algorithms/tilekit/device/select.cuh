@@ -138,7 +138,10 @@ struct select_kernel {
   static constexpr unsigned V = vector_items<In>();  // items per lane in a row
   // A select that reads no flags and carries no values: more rows (select_tuning::lean_*).
   static constexpr bool lean = !Partition && !Keep::reads_flags && !Values::present;
-  static constexpr unsigned vector_rows = lean ? select_tuning::lean_vector_rows : select_tuning::vector_rows;
+  static constexpr bool lean_partition = Partition && !Keep::reads_flags && !Values::present;
+  static constexpr unsigned vector_rows = lean             ? select_tuning::lean_vector_rows
+                                          : lean_partition ? select_tuning::partition_vector_rows
+                                                           : select_tuning::vector_rows;
   // Rows of 16-byte vectors: vector_rows; for items under 4 bytes only as many as hold the
   // 4 * vector_rows items per lane of 4-byte items, at least one (1-byte items in 6 rows spilled 300 bytes).
   static constexpr unsigned narrow_rows = 4 * vector_rows / V;
@@ -164,6 +167,7 @@ struct select_kernel {
   /// where a lane's items and values take more than 40 registers (a 16-byte struct per
   /// 1-byte key: no spills).
   static constexpr unsigned MinBlocksPerSM = lean               ? select_tuning::lean_blocks_per_sm
+                                             : lean_partition   ? select_tuning::partition_blocks_per_sm
                                              : !Values::present ? 8
                                              : R * V * (item_words + value_words) <= 40 ? 6 : 4;
   using rows = warp_rows<R, V>;  // each warp's stretch of the chunk
@@ -224,6 +228,17 @@ struct select_kernel {
     unsigned before[R];  // kept items of this warp before this lane's first item in each row
     const unsigned count = classify(warp, items, flags, kept, before, stretch, valid);  // of the stretch
     if (lane == 0) shared.warp_counts[warp_index] = count;
+    // The warp's kept items go to shared memory in order, its rejected ones (partition)
+    // after them; then each kind is written as one contiguous run (coalesced stores, not
+    // one scattered store per item), the rejected ones backwards from the end. Values,
+    // where they travel, follow through the same slots. The slots do not depend on the
+    // chunk's prefix: partitions stage before the look-back (the other warps while warp 0
+    // looks back), selects after it. H200, int32, against the faster CUB at 2^16 / 2^24 /
+    // 2^28 (perf/results/2026-12-04-h200-7), staged before / after: partition 1.31 / 1.16 /
+    // 1.16 against 1.23 / 1.14 / 1.15; select 1.46 / 1.20 / 1.24 (in 62 registers, not 72)
+    // against 1.52 / 1.22 / 1.27.
+    T* item_slots = shared.template warp_slots<T>(warp_index);
+    if constexpr (Partition) stage(item_slots, items, kept, before, count, lane);
     block.sync();
     count_t before_warp = 0, chunk_count = 0;
     TILEKIT_UNROLL
@@ -238,18 +253,15 @@ struct select_kernel {
       const count_t p = prefix(chunk_count);
       if (lane == 0) shared.chunk_prefix = p;
     }
-    block.sync();
-    // The warp's kept items go to shared memory in order, its rejected ones (partition)
-    // after them; then each kind is written as one contiguous run (coalesced stores,
-    // not one scattered store per item), the rejected ones backwards from the end.
-    // Values, where they travel, follow through the same slots.
+    block.sync();  // (partition: also orders the staging before the writes' reads of other lanes' slots)
     const count_t kept_before = shared.chunk_prefix + before_warp;
     const count_t rejected_before = stretch - kept_before;  // partition: rejected item k (>= count) goes to
     const count_t rejected_last = n - 1 - rejected_before + count;  // out[rejected_last - k], backwards from the end
     const unsigned stored = Partition ? valid : count;
-    T* item_slots = shared.template warp_slots<T>(warp_index);
-    stage(item_slots, items, kept, before, count, lane);
-    warp.sync();
+    if constexpr (!Partition) {
+      stage(item_slots, items, kept, before, count, lane);
+      warp.sync();
+    }
     write(out, item_slots, lane, stored, count, kept_before, rejected_last);
     if constexpr (Values::present) {
       U* value_slots = shared.template warp_slots<U>(warp_index);
@@ -509,6 +521,32 @@ struct partition3_kernel {
       shared.warp_counts[0][warp_index] = count_first;
       shared.warp_counts[1][warp_index] = count_second;
     }
+    // The warp's items to its slots in one pass: the first part from slot 0, the second
+    // after it, the rest after both, each in order; then one coalesced run of stores. The
+    // slots do not depend on the chunk's prefix: the zeroed-states kernel stages them before
+    // the look-back (the other warps while warp 0 looks back; the block's barriers order it
+    // before the stores' reads), the tagged one after it. H200, int32, against the faster
+    // CUB (perf/results/2026-12-04-h200-7): zeroed, 2^28 1.19 -> 1.22x; tagged, 2^16 / 2^20
+    // 1.10 / 1.06 -> 1.03 / 1.01.
+    T* slots = reinterpret_cast<T*>(shared.staged + std::size_t(warp_index) * warp_items * sizeof(T));
+    const unsigned second_slot0 = count_first, rest_slot0 = count_first + count_second;
+    auto stage = [&] {
+      TILEKIT_UNROLL
+      for (unsigned r = 0; r < R; ++r) {
+        unsigned mine_first = before_first[r], mine_second = before_second[r];
+        unsigned mine_rest = rows::offset(r, lane, 0) - before_first[r] - before_second[r];
+        TILEKIT_UNROLL
+        for (unsigned j = 0; j < V; ++j) {
+          const unsigned p = part(r, j);
+          const unsigned slot = p == 0 ? mine_first : p == 1 ? second_slot0 + mine_second : rest_slot0 + mine_rest;
+          if (p < 3) slots[slot] = items[r][j];
+          mine_first += p == 0;
+          mine_second += p == 1;
+          mine_rest += p == 2;
+        }
+      }
+    };
+    if constexpr (!Tagged) stage();
     block.sync();
     count_pair before_warp{0, 0}, chunk_count{0, 0};
     TILEKIT_UNROLL
@@ -535,26 +573,8 @@ struct partition3_kernel {
       }
       if (lane == 0) shared.chunk_prefix = p;
     }
+    if constexpr (Tagged) stage();
     block.sync();
-    // The warp's items to its slots in one pass: the first part from slot 0, the second
-    // after it, the rest after both, each in order; then one coalesced run of stores.
-    T* slots = reinterpret_cast<T*>(shared.staged + std::size_t(warp_index) * warp_items * sizeof(T));
-    const unsigned second_slot0 = count_first, rest_slot0 = count_first + count_second;
-    TILEKIT_UNROLL
-    for (unsigned r = 0; r < R; ++r) {
-      unsigned mine_first = before_first[r], mine_second = before_second[r];
-      unsigned mine_rest = rows::offset(r, lane, 0) - before_first[r] - before_second[r];
-      TILEKIT_UNROLL
-      for (unsigned j = 0; j < V; ++j) {
-        const unsigned p = part(r, j);
-        const unsigned slot = p == 0 ? mine_first : p == 1 ? second_slot0 + mine_second : rest_slot0 + mine_rest;
-        if (p < 3) slots[slot] = items[r][j];
-        mine_first += p == 0;
-        mine_second += p == 1;
-        mine_rest += p == 2;
-      }
-    }
-    warp.sync();
     const count_t first_before = shared.chunk_prefix.first + before_warp.first;
     const count_t second_before = shared.chunk_prefix.second + before_warp.second;
     const count_t rest_before = stretch - first_before - second_before;

@@ -158,6 +158,11 @@ struct select_tuning {
 #else
   static constexpr unsigned lean_vector_rows = 8, lean_blocks_per_sm = 7;
 #endif
+#if defined(TILEKIT_SELECT_PARTITION_ROWS)  // for measuring: partitions that read no flags and carry no values
+  static constexpr unsigned partition_vector_rows = TILEKIT_SELECT_PARTITION_ROWS, partition_blocks_per_sm = TILEKIT_SELECT_PARTITION_BLOCKS;
+#else
+  static constexpr unsigned partition_vector_rows = vector_rows, partition_blocks_per_sm = 8;
+#endif
 #if defined(TILEKIT_PARTITION3_BLOCKS)  // for measuring
   static constexpr unsigned partition3_blocks_per_sm = TILEKIT_PARTITION3_BLOCKS;
 #else
