@@ -461,6 +461,7 @@ struct partition3_kernel {
     unsigned warp_counts[2][Warps];
     count_pair chunk_prefix;
     alignas(T) unsigned char staged[Warps * warp_items * sizeof(T)];
+    TILEKIT_HD T* warp_slots(unsigned warp_index) { return reinterpret_cast<T*>(staged + std::size_t(warp_index) * warp_items * sizeof(T)); }
   };
   In in;
   count_t n;
@@ -500,9 +501,7 @@ struct partition3_kernel {
     const unsigned valid = stretch >= n ? 0u : n - stretch < warp_items ? unsigned(n - stretch) : unsigned(warp_items);
     // Item (r, j)'s part: 0 first, 1 second, 2 the rest, 3 past n (in no part). Worked
     // out again where needed (the predicates are cheap; an array of parts cost spills).
-    const auto part = [&](unsigned r, unsigned j) -> unsigned {
-      return rows::offset(r, lane, j) >= valid ? 3u : bool(first(items[r][j])) ? 0u : bool(second(items[r][j])) ? 1u : 2u;
-    };
+    const auto part = [&](unsigned r, unsigned j) { return part_of(items[r][j], rows::offset(r, lane, j), valid); };
     unsigned counts_first[R], counts_second[R];
     TILEKIT_UNROLL
     for (unsigned r = 0; r < R; ++r) {
@@ -521,32 +520,15 @@ struct partition3_kernel {
       shared.warp_counts[0][warp_index] = count_first;
       shared.warp_counts[1][warp_index] = count_second;
     }
-    // The warp's items to its slots in one pass: the first part from slot 0, the second
-    // after it, the rest after both, each in order; then one coalesced run of stores. The
-    // slots do not depend on the chunk's prefix: the zeroed-states kernel stages them before
-    // the look-back (the other warps while warp 0 looks back; the block's barriers order it
-    // before the stores' reads), the tagged one after it. H200, int32, against the faster
-    // CUB (perf/results/2026-12-04-h200-7): zeroed, 2^28 1.19 -> 1.22x; tagged, 2^16 / 2^20
-    // 1.10 / 1.06 -> 1.03 / 1.01.
-    T* slots = reinterpret_cast<T*>(shared.staged + std::size_t(warp_index) * warp_items * sizeof(T));
-    const unsigned second_slot0 = count_first, rest_slot0 = count_first + count_second;
-    auto stage = [&] {
-      TILEKIT_UNROLL
-      for (unsigned r = 0; r < R; ++r) {
-        unsigned mine_first = before_first[r], mine_second = before_second[r];
-        unsigned mine_rest = rows::offset(r, lane, 0) - before_first[r] - before_second[r];
-        TILEKIT_UNROLL
-        for (unsigned j = 0; j < V; ++j) {
-          const unsigned p = part(r, j);
-          const unsigned slot = p == 0 ? mine_first : p == 1 ? second_slot0 + mine_second : rest_slot0 + mine_rest;
-          if (p < 3) slots[slot] = items[r][j];
-          mine_first += p == 0;
-          mine_second += p == 1;
-          mine_rest += p == 2;
-        }
-      }
-    };
-    if constexpr (!Tagged) stage();
+    // The warp's items to its slots (stage): the slots do not depend on the chunk's prefix,
+    // so the zeroed-states kernel fills them before the look-back (the other warps while
+    // warp 0 looks back; the block's barriers order it before the stores' reads), the tagged
+    // one after it. H200, int32, against the faster CUB (perf/results/2026-12-04-h200-7):
+    // zeroed, 2^28 1.19 -> 1.22x (62 registers, not 72); tagged, 2^16 / 2^20 1.10 / 1.06 ->
+    // 1.03 / 1.01 (not kept). The tagged kernel takes its slots' address only after the
+    // look-back: held across it, it cost 150 instructions and 10% (0.98x at 2^16-2^20).
+    if constexpr (!Tagged)
+      stage(shared.warp_slots(warp_index), items, before_first, before_second, count_first, count_first + count_second, lane, valid);
     block.sync();
     count_pair before_warp{0, 0}, chunk_count{0, 0};
     TILEKIT_UNROLL
@@ -573,8 +555,13 @@ struct partition3_kernel {
       }
       if (lane == 0) shared.chunk_prefix = p;
     }
-    if constexpr (Tagged) stage();
     block.sync();
+    T* const slots = shared.warp_slots(warp_index);
+    const unsigned second_slot0 = count_first, rest_slot0 = count_first + count_second;
+    if constexpr (Tagged) {
+      stage(slots, items, before_first, before_second, second_slot0, rest_slot0, lane, valid);
+      warp.sync();
+    }
     const count_t first_before = shared.chunk_prefix.first + before_warp.first;
     const count_t second_before = shared.chunk_prefix.second + before_warp.second;
     const count_t rest_before = stretch - first_before - second_before;
@@ -593,6 +580,34 @@ struct partition3_kernel {
       num_out[1] = shared.chunk_prefix.second + chunk_count.second;
       // its thread 0 ran the look-back: every chunk before it has published
       if constexpr (Tagged) states.template close<be>(seen);
+    }
+  }
+
+  // Item x's part: 0 first, 1 second, 2 the rest, 3 past n (offset: its place in the
+  // warp's stretch, valid: the stretch's items below n).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned part_of(const T& x, unsigned offset, unsigned valid) const {
+    return offset >= valid ? 3u : bool(first(x)) ? 0u : bool(second(x)) ? 1u : 2u;
+  }
+
+  // The warp's items to its slots in one pass: the first part from slot 0, the second from
+  // second_slot0, the rest from rest_slot0, each in order; then one coalesced run of stores.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void stage(T* slots, const T (&items)[R][V], const unsigned (&before_first)[R], const unsigned (&before_second)[R],
+                        unsigned second_slot0, unsigned rest_slot0, unsigned lane, unsigned valid) const {
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < R; ++r) {
+      unsigned mine_first = before_first[r], mine_second = before_second[r];
+      unsigned mine_rest = rows::offset(r, lane, 0) - before_first[r] - before_second[r];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < V; ++j) {
+        const unsigned p = part_of(items[r][j], rows::offset(r, lane, j), valid);
+        const unsigned slot = p == 0 ? mine_first : p == 1 ? second_slot0 + mine_second : rest_slot0 + mine_rest;
+        if (p < 3) slots[slot] = items[r][j];
+        mine_first += p == 0;
+        mine_second += p == 1;
+        mine_rest += p == 2;
+      }
     }
   }
 };
