@@ -74,33 +74,33 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   BOOST_REQUIRE(call(nullptr) == launcher.success);
   rbkbuf<unsigned char> temp(bytes, 0xCD);
   for (int round = 0; round < 2; ++round) {
-  if (round > 0) {
-    k_out.fill(poison<K>());
-    v_out.fill(poison<V>());
-    num.fill(poison<long long>());
-  }
-  const auto e = call(temp.data());
-  ::backend::sync();
-  const auto got_keys = k_out.to_host();
-  const auto got_values = v_out.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<K>() << " keys, " << type_name<V>()
-                                     << " values, n=" << n << " runs kind " << run_kind
-                                     << (shape < 0    ? ""
-                                         : shape == 0 ? ", narrow blocks"
-                                         : shape == 1 ? ", wide blocks"
-                                         : shape == 2 ? ", wide blocks, tagged"
-                                                      : ", narrow blocks, tagged")
-                                     << (round > 0 ? ", second call" : "") << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(e == launcher.success);
-    BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
-    mismatch_log log;
-    for (std::size_t r = 0; r < want_keys.size(); ++r) {
-      if (got_keys[r] != want_keys[r]) log.expect(got_keys[r], want_keys[r], "key of run " + std::to_string(r));
-      if (!same_value(got_values[r], want_values[r])) log.expect(got_values[r], want_values[r], "aggregate of run " + std::to_string(r));
+    if (round > 0) {
+      k_out.fill(poison<K>());
+      v_out.fill(poison<V>());
+      num.fill(poison<long long>());
     }
-    log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]), "wrote past the run count");
-    BOOST_TEST(log.count == 0u);
-  }
+    const auto e = call(temp.data());
+    ::backend::sync();
+    const auto got_keys = k_out.to_host();
+    const auto got_values = v_out.to_host();
+    BOOST_TEST_CONTEXT(::backend::name << " reduce_by_key " << what << " " << type_name<K>() << " keys, " << type_name<V>()
+                                       << " values, n=" << n << " runs kind " << run_kind
+                                       << (shape < 0    ? ""
+                                           : shape == 0 ? ", narrow blocks"
+                                           : shape == 1 ? ", wide blocks"
+                                           : shape == 2 ? ", wide blocks, tagged"
+                                                        : ", narrow blocks, tagged")
+                                       << (round > 0 ? ", second call" : "") << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == launcher.success);
+      BOOST_TEST(num.to_host()[0] == (long long)want_keys.size());
+      mismatch_log log;
+      for (std::size_t r = 0; r < want_keys.size(); ++r) {
+        if (got_keys[r] != want_keys[r]) log.expect(got_keys[r], want_keys[r], "key of run " + std::to_string(r));
+        if (!same_value(got_values[r], want_values[r])) log.expect(got_values[r], want_values[r], "aggregate of run " + std::to_string(r));
+      }
+      log.expect_true(is_poison(got_keys[want_keys.size()]) && is_poison(got_values[want_keys.size()]), "wrote past the run count");
+      BOOST_TEST(log.count == 0u);
+    }
   }
 }
 

@@ -87,31 +87,32 @@ void check_device_scan_type(Op op, const char* what) {
     const std::int64_t large = tilekit::detail::scan_shape<const T*, T, true>::chunk;
     large_sizes = {1, 33, large - 1, large, large + 1, 17 * large + 5};
   }
-  for (bool large : {false, true})
-  for (std::int64_t n : large ? large_sizes : sizes) {
-    if (n > std::int64_t(max_n)) continue;
-    for (scan_kind kind : {scan_kind::inclusive, scan_kind::inclusive_init, scan_kind::exclusive_init}) {
-      for (int run = 0; run < 3; ++run) {  // aligned; input one item off 16 bytes; output one item off
-        const std::int64_t offset = run == 1 ? 1 : 0, out_offset = run == 2 ? 1 : 0;
-        sbuf<T> d_out(std::size_t(n) + 2, poison<T>());
-        const auto e = run_device_scan(kind, d_in.data() + offset, n, d_out.data() + out_offset, op, init, large);
-        auto got = d_out.to_host();
-        got.erase(got.begin(), got.begin() + out_offset);
-        const auto want = reference_scan(kind, data.data() + offset, n, op, init);
-        BOOST_TEST_CONTEXT(::backend::name << " device scan " << name(kind) << " " << what << " " << type_name<T>() << " n=" << n
-                                           << " offset=" << offset << " out offset=" << out_offset << (large ? ", large shape" : "")
-                                           << ", TILEKIT_TEST_SEED=" << base_seed()) {
-          BOOST_TEST(e == ::backend::launcher().success);
-          mismatch_log log;
-          double scale = 0;
-          if constexpr (std::is_floating_point_v<T>) scale = std::fabs(double(init));
-          for (std::int64_t i = 0; i < n; ++i) {
-            if constexpr (std::is_floating_point_v<T>) scale += std::fabs(double(data[offset + i]));
-            if (!scan_matches(got[i], want[i], scale))  // the message only for a mismatch: millions of items
-              log.expect_true(false, "item " + std::to_string(i) + ": got " + show(got[i]) + ", want " + show(want[i]));
+  for (bool large : {false, true}) {
+    for (std::int64_t n : large ? large_sizes : sizes) {
+      if (n > std::int64_t(max_n)) continue;
+      for (scan_kind kind : {scan_kind::inclusive, scan_kind::inclusive_init, scan_kind::exclusive_init}) {
+        for (int run = 0; run < 3; ++run) {  // aligned; input one item off 16 bytes; output one item off
+          const std::int64_t offset = run == 1 ? 1 : 0, out_offset = run == 2 ? 1 : 0;
+          sbuf<T> d_out(std::size_t(n) + 2, poison<T>());
+          const auto e = run_device_scan(kind, d_in.data() + offset, n, d_out.data() + out_offset, op, init, large);
+          auto got = d_out.to_host();
+          got.erase(got.begin(), got.begin() + out_offset);
+          const auto want = reference_scan(kind, data.data() + offset, n, op, init);
+          BOOST_TEST_CONTEXT(::backend::name << " device scan " << name(kind) << " " << what << " " << type_name<T>() << " n=" << n
+                                             << " offset=" << offset << " out offset=" << out_offset << (large ? ", large shape" : "")
+                                             << ", TILEKIT_TEST_SEED=" << base_seed()) {
+            BOOST_TEST(e == ::backend::launcher().success);
+            mismatch_log log;
+            double scale = 0;
+            if constexpr (std::is_floating_point_v<T>) scale = std::fabs(double(init));
+            for (std::int64_t i = 0; i < n; ++i) {
+              if constexpr (std::is_floating_point_v<T>) scale += std::fabs(double(data[offset + i]));
+              if (!scan_matches(got[i], want[i], scale))  // the message only for a mismatch: millions of items
+                log.expect_true(false, "item " + std::to_string(i) + ": got " + show(got[i]) + ", want " + show(want[i]));
+            }
+            log.expect_true(is_poison(got[n]), "wrote past the end");
+            BOOST_TEST(log.count == 0u);
           }
-          log.expect_true(is_poison(got[n]), "wrote past the end");
-          BOOST_TEST(log.count == 0u);
         }
       }
     }

@@ -249,18 +249,18 @@ struct by_key_kernel {
     // Launched by zero_then_run (not Tagged): the states (the only memory it zeroes) are
     // touched from here; the keys and values were loaded while the zeroing ran.
     if constexpr (!Tagged) backend::wait_for_prior_grid();
-    const epoch_states_t launch_states = [&] {
+    const epoch_states_t published = [&] {  // this launch's
       if constexpr (Tagged) return states.at(seen);
       else return states;
     }();
     if (chunk == 0) {
       const local_t aggregate = tilekit::inclusive_scan(block, items, items, pair_op, shared.scan);
-      if (rank == 0) launch_states.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
+      if (rank == 0) published.template publish<backend>(0, 2, pair_t{count_t(aggregate.heads), aggregate.value});
     } else {
       const bool patient = ctx.grid().num_blocks() >= look_back_tuning::patient_grid;
       using look_back_t = look_back<decltype(block), pair_t, run_sum_op<Op>, epoch_states_t>;
       narrow_prefix<look_back_t, pair_t, local_t> prefix{
-          look_back_t{block, launch_states, chunk, pair_op, pair_t{}, false, patient}, &shared.chunk_prefix[0], rank};
+          look_back_t{block, published, chunk, pair_op, pair_t{}, false, patient}, &shared.chunk_prefix[0], rank};
       tilekit::inclusive_scan_prefix(block, items, items, pair_op, shared.scan, prefix);
       runs_before = shared.chunk_prefix[0].heads;  // (written before the scan's last barrier)
     }
