@@ -378,6 +378,7 @@ BOOST_AUTO_TEST_CASE(channels_of_an_image_with_row_padding) {
 // images (one pass for every channel) starting on and off a 16-byte boundary, in one row
 // and in rows with padding (a multiple of 16 bytes apart, read as vectors, or not), and an
 // int image (a pass per channel), against the CPU.
+
 // Channel c's counts at got[first[c] ..] against want[c], and the slot after its last bin
 // still poisoned: the mismatches (each logged).
 inline unsigned channel_mismatches(const std::vector<unsigned>& got, const std::size_t* first, const int* bins,

@@ -473,17 +473,16 @@ typename Launcher::error_type device_reduce_by_key(const Launcher& launcher, voi
     return device_reduce_by_key(launcher, temp, temp_bytes, detail::unwrap(keys_in), detail::unwrap(values_in), n,
                                 detail::unwrap(keys_out), detail::unwrap(aggregates_out), detail::unwrap(num_out), op, eq);
   // The size query and the call see the same n, so pick the same shape and states.
+  using detail::stdx::bool_constant;
+  const auto blocks = [&](auto wide, auto tag) {  // bool_constants: reduce_by_key_blocks<wide, tag>
+    return detail::reduce_by_key_blocks<decltype(wide)::value, decltype(tag)::value>(
+        launcher, temp, temp_bytes, keys_in, values_in, n, keys_out, aggregates_out, num_out, op, eq);
+  };
   constexpr bool can_tag = sizeof(detail::value_of<ValuesIn>) <= 4;
   const bool tagged = can_tag && n < reduce_by_key_tuning::tagged_below;
   if (n < reduce_by_key_tuning::narrow_from)
-    return tagged ? detail::reduce_by_key_blocks<true, can_tag>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
-                                                                aggregates_out, num_out, op, eq)
-                  : detail::reduce_by_key_blocks<true, false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
-                                                              aggregates_out, num_out, op, eq);
-  return tagged ? detail::reduce_by_key_blocks<false, can_tag>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
-                                                               aggregates_out, num_out, op, eq)
-                : detail::reduce_by_key_blocks<false, false>(launcher, temp, temp_bytes, keys_in, values_in, n, keys_out,
-                                                             aggregates_out, num_out, op, eq);
+    return tagged ? blocks(bool_constant<true>{}, bool_constant<can_tag>{}) : blocks(bool_constant<true>{}, bool_constant<false>{});
+  return tagged ? blocks(bool_constant<false>{}, bool_constant<can_tag>{}) : blocks(bool_constant<false>{}, bool_constant<false>{});
 }
 
 namespace detail {

@@ -23,10 +23,11 @@ struct look_back_tuning {
 #if defined(TILEKIT_LOOK_BACK_FIRST_POLL_NS)
   static constexpr unsigned first_poll_ns = TILEKIT_LOOK_BACK_FIRST_POLL_NS, retry_ns = TILEKIT_LOOK_BACK_RETRY_NS;
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // sm_90: CUB 3.x's scan pauses (1245 / 648 ns), then a shorter retry. H200, int32, against
-  // the faster CUB, 650 / 300 ns (perf/results/2026-12-04-h200-7): select 2^24 1.22 / 1.24x,
-  // partition 1.14 / 1.15, run-length encode 2^22 1.07 / 1.10, scan 2^16 1.16 / 1.25; the
-  // same at 2^28. A first pause of 600 or 300 ns lost 2-5% at 2^24-2^28; 2000 changed nothing.
+  // sm_90: CUB 3.x's first pause (1245 ns), then a shorter retry than its 648. H200, int32,
+  // against the faster CUB, 650 / 300 ns (perf/results/2026-12-04-h200-7): select 2^24 1.22 /
+  // 1.24x, partition 1.14 / 1.15, run-length encode 2^22 1.07 / 1.10; the same at 2^28 (grids
+  // below patient_grid never pause: their differences there are run-to-run spread). A first
+  // pause of 600 or 300 ns lost 2-5% at 2^24-2^28; 2000 changed nothing.
   static constexpr unsigned first_poll_ns = 1200, retry_ns = 300;
 #else
   static constexpr unsigned first_poll_ns = 0, retry_ns = 0;  // sm_75 / sm_80 and the simulator: not measured
