@@ -88,26 +88,44 @@ void check_device_reduce_type(Op op, T init, const char* what) {
   }
 }
 
-/// arg_min (Max = false) / arg_max through the generic dispatch: the first extreme item and its index,
-/// over data[skip, skip + n) (skip > 0: an input that starts off a 16-byte boundary).
+/// arg_min (Max = false) / arg_max: the first extreme item and its index, over data[skip, skip + n)
+/// (skip > 0: an input that starts off a 16-byte boundary), through device_arg_extremum (4-byte
+/// integers and floats: a minimum of 64-bit keys) and, for those, also through the generic dispatch
+/// over arg_items (what other types and inputs of 2^31 items or more take).
 template <bool Max, class T>
 void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what, std::size_t skip = 0) {
-  dbuf<T> in(data), value(1, poison<T>());
-  dbuf<std::int64_t> index(1, poison<std::int64_t>());
-  const auto e = run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data() + skip}, n,
-                                   tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
-                                   tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>());
   T want = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   std::int64_t at = 1;  // CUB's answer for an empty input
   for (std::int64_t i = 0; i < n; ++i) {
     const T& x = data[skip + std::size_t(i)];
     if (i == 0 || (Max ? want < x : x < want)) want = x, at = i;
   }
-  BOOST_TEST_CONTEXT(::backend::name << (Max ? " arg_max " : " arg_min ") << what << " n=" << n << " from item " << skip
-                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(e == ::backend::launcher().success);
-    BOOST_TEST(same_value(value.to_host()[0], want), "value " << show(value.to_host()[0]) << ", want " << show(want));
-    BOOST_TEST(index.to_host()[0] == at);
+  dbuf<T> in(data);
+  constexpr bool keyed = tilekit::detail::arg_key<Max, T>::applies;
+  for (int path = 0; path < (keyed ? 2 : 1); ++path) {
+    dbuf<T> value(1, poison<T>());
+    dbuf<std::int64_t> index(1, poison<std::int64_t>());
+    const auto e = [&] {
+      if (path == 1)
+        return run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data() + skip}, n,
+                                 tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
+                                 tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>());
+      const auto launcher = ::backend::launcher();
+      std::size_t bytes = 0;
+      auto r = tilekit::device_arg_extremum<Max>(launcher, nullptr, bytes, in.data() + skip, n, value.data(), index.data());
+      BOOST_REQUIRE(r == launcher.success);
+      dbuf<unsigned char> temp(bytes > 0 ? bytes : 1, 0xCD);  // poisoned, as run_device_reduce's
+      r = tilekit::device_arg_extremum<Max>(launcher, temp.data(), bytes, in.data() + skip, n, value.data(), index.data());
+      ::backend::sync();
+      return r;
+    }();
+    BOOST_TEST_CONTEXT(::backend::name << (Max ? " arg_max " : " arg_min ") << what << " n=" << n << " from item " << skip
+                                       << (path == 0 ? (keyed ? " (keys)" : "") : " (arg items)")
+                                       << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST(e == ::backend::launcher().success);
+      BOOST_TEST(same_value(value.to_host()[0], want), "value " << show(value.to_host()[0]) << ", want " << show(want));
+      BOOST_TEST(index.to_host()[0] == at);
+    }
   }
 }
 
@@ -184,6 +202,25 @@ void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const cha
   }
 }
 
+// arg_key<Max, T> on the host: the value comes back bit for bit, the index too, and keys order
+// as (value by `<`, ArgMax reversed; then index) for values without NaNs.
+template <bool Max, class T>
+void check_arg_keys(const std::vector<T>& values, std::mt19937_64& g) {
+  using key = tilekit::detail::arg_key<Max, T>;
+  static_assert(key::applies, "4-byte integers and floats");
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < values.size() * values.size(); ++k) {
+    const T a = values[k % values.size()], b = values[k / values.size()];
+    const std::int64_t i = std::int64_t(g() % std::uint64_t(key::max_items)), j = std::int64_t(g() % 4 == 0 ? i : g() % std::uint64_t(key::max_items));
+    const unsigned long long ka = key::make(a, i), kb = key::make(b, j);
+    const bool a_first = Max ? (b < a || (!(a < b) && i < j)) : (a < b || (!(b < a) && i < j));
+    const bool b_first = Max ? (a < b || (!(b < a) && j < i)) : (b < a || (!(a < b) && j < i));
+    bad += !same_value(key::value(ka), a) || key::index(ka) != i || ka == key::none;
+    if (a_first || b_first) bad += (ka < kb) != a_first;
+  }
+  BOOST_TEST(bad == 0u, (Max ? "arg_max" : "arg_min") << " keys of " << type_name<T>() << ": " << bad << " wrong, TILEKIT_TEST_SEED=" << base_seed());
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_reduce)
@@ -246,6 +283,22 @@ BOOST_AUTO_TEST_CASE(counts_past_32_bits, *boost::unit_test::precondition(tk_tes
   }
 }
 
+BOOST_AUTO_TEST_CASE(arg_keys_round_trip_and_order) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  using fl = std::numeric_limits<float>;
+  const std::vector<float> floats = {0.0f, -0.0f, 1.0f, -1.0f, fl::infinity(), -fl::infinity(), fl::max(), fl::lowest(),
+                                     fl::min(), -fl::min(), fl::denorm_min(), -fl::denorm_min(), 1.5e-3f, -7.25e9f};
+  const std::vector<int> ints = {0, 1, -1, std::numeric_limits<int>::max(), std::numeric_limits<int>::min(), 12345, -98765};
+  const std::vector<unsigned> unsigneds = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 123456789u};
+  check_arg_keys<false>(floats, g);
+  check_arg_keys<true>(floats, g);
+  check_arg_keys<false>(ints, g);
+  check_arg_keys<true>(ints, g);
+  check_arg_keys<false>(unsigneds, g);
+  check_arg_keys<true>(unsigneds, g);
+}
+
 BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -268,6 +321,23 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
     check_arg_extremum<true>(few, std::int64_t(n - skip), "int", skip);
     check_arg_extremum<false>(wide, std::int64_t(n - skip), "long long", skip);
     check_arg_extremum<true>(wide, std::int64_t(n - skip), "long long", skip);
+  }
+  // Whole ranges: signs, and unsigned values above 2^31 (the keys' order transforms).
+  std::vector<int> ints(n);
+  std::vector<unsigned> unsigneds(n);
+  std::vector<float> floats(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ints[i] = static_cast<int>(static_cast<std::uint32_t>(g()));
+    unsigneds[i] = static_cast<unsigned>(g());
+    floats[i] = float(static_cast<std::int64_t>(g() % 2000001) - 1000000) * 1e-3f;
+  }
+  for (std::size_t skip : {std::size_t(0), std::size_t(2)}) {
+    check_arg_extremum<false>(ints, std::int64_t(n - skip), "full-range int", skip);
+    check_arg_extremum<true>(ints, std::int64_t(n - skip), "full-range int", skip);
+    check_arg_extremum<false>(unsigneds, std::int64_t(n - skip), "unsigned", skip);
+    check_arg_extremum<true>(unsigneds, std::int64_t(n - skip), "unsigned", skip);
+    check_arg_extremum<false>(floats, std::int64_t(n - skip), "float", skip);
+    check_arg_extremum<true>(floats, std::int64_t(n - skip), "float", skip);
   }
   std::vector<int> equal(n, 7);
   check_arg_extremum<false>(equal, std::int64_t(n), "all equal");

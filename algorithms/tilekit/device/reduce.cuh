@@ -99,6 +99,71 @@ template <class Op>
 inline constexpr bool is_arg_extremum_v = false;
 template <bool Max>
 inline constexpr bool is_arg_extremum_v<arg_extremum<Max>> = true;
+template <class Op>
+inline constexpr bool is_arg_max_op_v = false;  // arg_extremum<true> (ArgMax)
+template <>
+inline constexpr bool is_arg_max_op_v<arg_extremum<true>> = true;
+
+/// ArgMin / ArgMax (Max) of 4-byte integers and floats over fewer than 2^31 items as a
+/// minimum of 64-bit keys: block totals of one word, reduced as integers. Above: the
+/// value's bits as an unsigned that orders as `<` orders the values (ArgMax: its
+/// complement), -0 as +0; below: twice the index, plus 1 for a -0, so the value comes
+/// back bit for bit. The least key is the first extreme item, arg_extremum's answer
+/// wherever `<` is a total order (NaNs: above +inf if positive, below -inf if negative).
+template <bool Max, class T>
+struct arg_key {
+  static constexpr bool applies = sizeof(T) == 4 && !stdx::is_same<T, bool>::value &&
+                                  (stdx::is_integral<T>::value || is_float_v<T>);
+  static constexpr count_t max_items = (count_t(1) << 31) - 1;  ///< n below this: no key is `none`
+  static constexpr unsigned long long none = ~0ull;              ///< no item (the minimum's identity)
+  TILEKIT_HD static std::uint32_t order(T v) {
+    std::uint32_t b = bit_cast<std::uint32_t>(v);
+    if constexpr (is_float_v<T>) {
+      if (b == 0x80000000u) b = 0;  // -0 orders as +0
+      b ^= (b >> 31) != 0 ? 0xFFFFFFFFu : 0x80000000u;
+    } else if constexpr (stdx::is_signed<T>::value) {
+      b ^= 0x80000000u;
+    }
+    return Max ? ~b : b;
+  }
+  TILEKIT_HD static unsigned long long make(T v, count_t i) {
+    const bool negative_zero = is_float_v<T> && bit_cast<std::uint32_t>(v) == 0x80000000u;
+    return (static_cast<unsigned long long>(order(v)) << 32) | (static_cast<unsigned long long>(i) << 1) |
+           (negative_zero ? 1u : 0u);
+  }
+  TILEKIT_HD static T value(unsigned long long k) {
+    std::uint32_t b = static_cast<std::uint32_t>(k >> 32);
+    if (Max) b = ~b;
+    if constexpr (is_float_v<T>) b = (k & 1u) != 0 ? 0x80000000u : (b >> 31) != 0 ? b ^ 0x80000000u : ~b;
+    else if constexpr (stdx::is_signed<T>::value) b ^= 0x80000000u;
+    return bit_cast<T>(b);
+  }
+  TILEKIT_HD static std::int64_t index(unsigned long long k) { return std::int64_t((k & 0xFFFFFFFFull) >> 1); }
+};
+
+/// in[i] as arg_key<Max, T>::make(in[i], i).
+template <bool Max, class In>
+struct keyed_input {
+  using T = value_of<In>;
+  using value_type = unsigned long long;
+  In in;
+  TILEKIT_HD unsigned long long operator[](count_t i) const { return arg_key<Max, T>::make(T(in[i]), i); }
+};
+template <bool Max, class P>
+struct vector_source<keyed_input<Max, P>> {
+  using pointer = P;
+  TILEKIT_HD static P base(const keyed_input<Max, P>& in) { return in.in; }
+  template <class V>
+  TILEKIT_HD static unsigned long long item(count_t i, const V& x) { return arg_key<Max, V>::make(x, i); }
+};
+template <class In>
+inline constexpr bool is_keyed_input_v = false;
+template <bool Max, class P>
+inline constexpr bool is_keyed_input_v<keyed_input<Max, P>> = true;
+template <class In>
+inline constexpr bool arg_max_v = false;  // keyed_input's Max (ArgMax)
+template <bool Max, class P>
+inline constexpr bool arg_max_v<keyed_input<Max, P>> = Max;
 
 }  // namespace detail
 
@@ -148,10 +213,12 @@ struct reduce_kernel {
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
         v[j] = load_vector<V, shape::vec>(source::base(in) + at + count_t(j) * Threads * shape::vec);
-      if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
+      if constexpr ((is_indexed_input_v<In> && is_arg_extremum_v<Op>) || is_keyed_input_v<In>) {
         // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
-        // better value (arg_extremum's rule for a higher index): one compare and two
-        // selects per item, the position a 32-bit constant, the index built once.
+        // better value (arg_extremum's rule for a higher index, arg_key's order): one
+        // compare and two selects per item, the position a 32-bit constant, the index
+        // (or key) built once.
+        constexpr bool max = is_keyed_input_v<In> ? arg_max_v<In> : is_arg_max_op_v<Op>;
         V best = v[0].item[0];
         unsigned pos = 0;
         TILEKIT_UNROLL
@@ -160,11 +227,12 @@ struct reduce_kernel {
           for (unsigned i = 0; i < shape::vec; ++i)
             if (j + i > 0) {
               const V x = v[j].item[i];
-              const bool take = Op::max ? best < x : x < best;
+              const bool take = max ? best < x : x < best;
               best = take ? x : best;
               pos = take ? j * Threads * shape::vec + i : pos;
             }
-        return T{at + count_t(pos), best};
+        if constexpr (is_keyed_input_v<In>) return arg_key<max, V>::make(best, at + count_t(pos));
+        else return T{at + count_t(pos), best};
       } else {
         T part = T(source::item(at, v[0].item[0]));
         TILEKIT_UNROLL
@@ -384,6 +452,24 @@ struct arg_output {
   TILEKIT_HD proxy operator*() const { return proxy{*this}; }
 };
 
+/// Writes a minimum of arg_key<Max, T> keys to two outputs, as arg_output (none: the type's
+/// max (Max: lowest) and the index 1).
+template <bool Max, class T, class ValueOut, class IndexOut>
+struct arg_key_output {
+  ValueOut value_out;
+  IndexOut index_out;
+  struct proxy {
+    const arg_key_output& o;
+    TILEKIT_HD void operator=(unsigned long long k) const {
+      using key = arg_key<Max, T>;
+      const bool none = k == key::none;
+      *o.value_out = none ? (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max()) : key::value(k);
+      *o.index_out = none ? 1 : key::index(k);
+    }
+  };
+  TILEKIT_HD proxy operator*() const { return proxy{*this}; }
+};
+
 }  // namespace detail
 
 /// The device-wide reduce's dispatch, for any launcher (tilekit::gpu_launcher,
@@ -445,6 +531,30 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (grid > 1) launcher.assume_initialized(slots, std::size_t(grid) * body_t::words * 16);
   return launcher.run(grid, threads, body_t{in, n, head, whole_chunks, out, op, init, slots, detail::next_call_tag()},
                       sizeof(reduce_storage<T, threads>));
+}
+
+/// ArgMin's (Max: ArgMax's) dispatch, for any launcher: the first smallest (largest) item by `<`
+/// to *value_out and its index to *index_out, as cub::DeviceReduce::ArgMin; an empty input
+/// gives the type's max (lowest) and the index 1. 4-byte integers and floats below 2^31 items
+/// reduce arg_key's 64-bit keys, other inputs arg_items. temp_bytes and errors as device_reduce's,
+/// and invalid_value for a null value_out or index_out.
+template <bool Max, class Launcher, class In, class ValueOut, class IndexOut>
+typename Launcher::error_type device_arg_extremum(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
+                                                  detail::count_t n, ValueOut value_out, IndexOut index_out) {
+  using T = detail::value_of<In>;
+  using detail::is_null;
+  if (temp != nullptr && (is_null(value_out) || is_null(index_out) || (n > 0 && is_null(in))))
+    return launcher.invalid_value;
+  auto items = detail::unwrap(in);  // a thrust::device_ptr as its pointer: vector loads
+  using items_t = decltype(items);
+  using key = detail::arg_key<Max, T>;
+  if constexpr (key::applies)
+    if (n <= key::max_items)
+      return device_reduce(launcher, temp, temp_bytes, detail::keyed_input<Max, items_t>{items}, n,
+                           detail::arg_key_output<Max, T, ValueOut, IndexOut>{value_out, index_out}, minimum{}, key::none);
+  return device_reduce(launcher, temp, temp_bytes, detail::indexed_input<items_t>{items}, n,
+                       detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out}, detail::arg_extremum<Max>{},
+                       detail::arg_identity<Max, T>());
 }
 
 namespace detail {
@@ -517,18 +627,13 @@ cudaError_t max(In in, std::int64_t n, Out out, cudaStream_t stream = 0) {
 /// The first smallest item by `<` and its index (Max: the first largest), as
 /// cub::DeviceReduce::ArgMin / ArgMax: an empty input gives the type's max
 /// (lowest) and index 1. `<` must be a strict weak order on the values present
-/// (with NaNs the result depends on the combination order, as CUB's).
+/// (with NaNs the result is some item's, the same run after run for a given n, as
+/// CUB's depends on its combination order). One launch, as reduce; 4-byte integers and
+/// floats below 2^31 items reduce 8-byte keys (device_arg_extremum).
 template <bool Max, class In, class ValueOut, class IndexOut>
 cudaError_t arg_extremum(void* temp, std::size_t& temp_bytes, In in, std::int64_t n, ValueOut value_out,
                          IndexOut index_out, cudaStream_t stream = 0) {
-  using T = tilekit::detail::value_of<In>;
-  using tilekit::detail::is_null;
-  if (temp != nullptr && (is_null(value_out) || is_null(index_out) || (n > 0 && is_null(in))))
-    return cudaErrorInvalidValue;
-  auto items = tilekit::detail::unwrap(in);  // a thrust::device_ptr as its pointer: vector loads
-  return device::reduce(temp, temp_bytes, tilekit::detail::indexed_input<decltype(items)>{items}, n,
-                        tilekit::detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out},
-                        tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>(), stream);
+  return device_arg_extremum<Max>(gpu_launcher{stream}, temp, temp_bytes, in, n, value_out, index_out);
 }
 
 template <class In, class ValueOut, class IndexOut>
