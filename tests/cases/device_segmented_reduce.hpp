@@ -77,6 +77,60 @@ struct max_of_abs {  // associative and commutative, not a built-in operator
   TILEKIT_HD int operator()(int a, int b) const { return (a < 0 ? -a : a) > (b < 0 ? -b : b) ? (a < 0 ? -a : a) : (b < 0 ? -b : b); }
 };
 
+// Segmented ArgMin / ArgMax through device_segmented_arg over segment counts that take the block-per-segment
+// and the warp-per-segment shapes, against a sequential CPU loop; values compared bitwise.
+template <class T, class Make>
+void check_segmented_arg(std::mt19937_64& g, Make make) {
+  const auto launcher = ::backend::launcher();
+  const std::int64_t n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 18));
+  const std::int64_t sms = std::int64_t(launcher.sm_count());  // sm_count x 4, 8: 4 and 2 warps per segment
+  for (std::int64_t segments : {std::int64_t(1), std::int64_t(300), std::int64_t(3000), sms * 4, sms * 8}) {
+    std::vector<T> data(std::size_t(n) + 1);
+    for (auto& x : data) x = make(g());
+    std::vector<long long> begins, ends;
+    make_segments(n, segments, true, g, begins, ends);
+    segbuf<T> d_in(data), values(std::size_t(segments) + 1, poison<T>());
+    segbuf<long long> d_b(begins), d_e(ends), index(std::size_t(segments) + 1, poison<long long>());
+    for (bool max : {false, true}) {
+      auto call = [&](void* temp, std::size_t& bytes) {
+        return max ? tilekit::device_segmented_arg<true>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
+                                                         values.data(), index.data())
+                   : tilekit::device_segmented_arg<false>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
+                                                          values.data(), index.data());
+      };
+      std::size_t bytes = 0;
+      BOOST_REQUIRE(call(nullptr, bytes) == launcher.success);
+      segbuf<unsigned char> temp(bytes, 0xCD);
+      const auto e = call(temp.data(), bytes);
+      ::backend::sync();
+      const auto got_v = values.to_host();
+      const auto got_i = index.to_host();
+      BOOST_TEST_CONTEXT(::backend::name << " segmented arg " << (max ? "max" : "min") << ", " << segments
+                                         << " segments of " << type_name<T>() << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        mismatch_log log;
+        for (std::int64_t s = 0; s < segments; ++s) {
+          const long long b = begins[std::size_t(s)], en = ends[std::size_t(s)];
+          T want_v = max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+          long long want_i = 1;
+          for (long long i = b; i < en; ++i) {
+            const T x = data[std::size_t(i)];
+            if (i == b || (max ? x > want_v : x < want_v)) {
+              want_v = x;
+              want_i = i - b;
+            }
+          }
+          log.expect_true(same_value(got_v[std::size_t(s)], want_v), "value of segment " + std::to_string(s));
+          log.expect(got_i[std::size_t(s)], want_i, "offset of segment " + std::to_string(s));
+        }
+        log.expect_true(is_poison(got_v[std::size_t(segments)]) && is_poison(got_i[std::size_t(segments)]),
+                        "wrote past the last segment");
+        BOOST_TEST(log.count == 0u);
+      }
+    }
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(device_segmented_reduce)
@@ -99,54 +153,9 @@ BOOST_AUTO_TEST_CASE(segment_layouts_types_and_operators) {
 BOOST_AUTO_TEST_CASE(arg_min_and_arg_max) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
-  const auto launcher = ::backend::launcher();
-  const std::int64_t n = std::int64_t(std::min<std::size_t>(::backend::device_max_items(), std::size_t(1) << 18));
-  const std::int64_t sms = std::int64_t(launcher.sm_count());  // sm_count x 4, 8: 4 and 2 warps per segment
-  for (std::int64_t segments : {std::int64_t(1), std::int64_t(300), std::int64_t(3000), sms * 4, sms * 8}) {
-    std::vector<int> data(std::size_t(n) + 1);
-    for (auto& x : data) x = int(g() % 50);  // many ties: the first extremum must win
-    std::vector<long long> begins, ends;
-    make_segments(n, segments, true, g, begins, ends);
-    segbuf<int> d_in(data), values(std::size_t(segments) + 1, poison<int>());
-    segbuf<long long> d_b(begins), d_e(ends), index(std::size_t(segments) + 1, poison<long long>());
-    for (bool max : {false, true}) {
-      auto call = [&](void* temp, std::size_t& bytes) {
-        return max ? tilekit::device_segmented_arg<true>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
-                                                         values.data(), index.data())
-                   : tilekit::device_segmented_arg<false>(launcher, temp, bytes, d_in.data(), segments, d_b.data(), d_e.data(),
-                                                          values.data(), index.data());
-      };
-      std::size_t bytes = 0;
-      BOOST_REQUIRE(call(nullptr, bytes) == launcher.success);
-      segbuf<unsigned char> temp(bytes, 0xCD);
-      const auto e = call(temp.data(), bytes);
-      ::backend::sync();
-      const auto got_v = values.to_host();
-      const auto got_i = index.to_host();
-      BOOST_TEST_CONTEXT(::backend::name << " segmented arg " << (max ? "max" : "min") << ", " << segments
-                                         << " segments, TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(e == launcher.success);
-        mismatch_log log;
-        for (std::int64_t s = 0; s < segments; ++s) {
-          const long long b = begins[std::size_t(s)], en = ends[std::size_t(s)];
-          int want_v = max ? std::numeric_limits<int>::lowest() : std::numeric_limits<int>::max();
-          long long want_i = 1;
-          for (long long i = b; i < en; ++i) {
-            const int x = data[std::size_t(i)];
-            if (i == b || (max ? x > want_v : x < want_v)) {
-              want_v = x;
-              want_i = i - b;
-            }
-          }
-          log.expect(got_v[std::size_t(s)], want_v, "value of segment " + std::to_string(s));
-          log.expect(got_i[std::size_t(s)], want_i, "offset of segment " + std::to_string(s));
-        }
-        log.expect_true(is_poison(got_v[std::size_t(segments)]) && is_poison(got_i[std::size_t(segments)]),
-                        "wrote past the last segment");
-        BOOST_TEST(log.count == 0u);
-      }
-    }
-  }
+  check_segmented_arg<int>(g, [](std::uint64_t r) { return int(r % 50); });  // many ties: the first extremum must win
+  // Floats: ties, and -0 / +0, which tie under < (the first wins, its sign kept).
+  check_segmented_arg<float>(g, [](std::uint64_t r) { return r % 7 == 0 ? (r % 2 ? -0.0f : 0.0f) : float(int(r % 40) - 20) * 0.25f; });
 }
 
 BOOST_AUTO_TEST_CASE(one_segment_longer_than_a_block_pass) {

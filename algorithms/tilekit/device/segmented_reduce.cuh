@@ -133,6 +133,23 @@ struct segmented_reduce_kernel {
   static constexpr bool arg = is_indexed_input_v<In> && is_arg_extremum_v<Op>;
   static constexpr unsigned VectorBatch = arg ? segmented_reduce_tuning::arg_vector_batch : segmented_reduce_tuning::vector_batch;
   static constexpr unsigned MinBlocksPerSM = arg ? segmented_reduce_tuning::arg_min_blocks_per_sm : segmented_reduce_tuning::min_blocks_per_sm;
+  // ArgMin / ArgMax of 4-byte integers and floats: a segment shorter than 2^31 items meets as
+  // arg_key's 64-bit keys (offsets in the segment) where whole arg_items would cross lanes.
+  template <class U, bool = arg>
+  struct keys_of {
+    static constexpr bool applies = false;
+  };
+  template <class U>
+  struct keys_of<U, true> {
+    using type = arg_key<Op::max, stdx::remove_cv_t<decltype(U::value)>>;
+    static constexpr bool applies = type::applies;
+  };
+  using keys = keys_of<T>;
+  /// The dynamic shared memory of the block-per-segment shape.
+  union shared_t {
+    reduce_storage<T, Threads> items;
+    reduce_storage<unsigned long long, Threads> keys;
+  };
   In in;
   count_t segments;
   Begins begins;
@@ -147,7 +164,7 @@ struct segmented_reduce_kernel {
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     if (warp_per_segment) return by_warps(ctx, block);
-    auto& storage = ctx.template shared<reduce_storage<T, Threads>>();
+    shared_t& shared = ctx.template shared<shared_t>();
     const unsigned rank = block.thread_rank();
     const count_t blocks = count_t(ctx.grid().num_blocks());
     for (count_t s = count_t(ctx.grid().block_rank()); s < segments; s += blocks) {
@@ -158,8 +175,20 @@ struct segmented_reduce_kernel {
       }
       const count_t length = end - first;
       const T partial = rank < length ? fold_strided<Threads, Batch, T>(in, first, end, rank, op) : init;
-      const T total = tilekit::reduce(block, partial, op, storage, length < Threads ? unsigned(length) : Threads);
-      if (rank == 0) out[s] = op(init, total);
+      bool done = false;
+      if constexpr (keys::applies) {
+        using key = typename keys::type;
+        if (length <= key::max_items) {
+          const unsigned long long mine = rank < length ? key::make(partial.value, partial.index - first) : key::none;
+          const unsigned long long best = tilekit::reduce(block, mine, minimum{}, shared.keys);
+          if (rank == 0) out[s] = T{first + key::index(best), key::value(best)};
+          done = true;
+        }
+      }
+      if (!done) {
+        const T total = tilekit::reduce(block, partial, op, shared.items, length < Threads ? unsigned(length) : Threads);
+        if (rank == 0) out[s] = op(init, total);
+      }
       block.sync();  // the storage is reused by the next segment
     }
   }
@@ -181,6 +210,13 @@ struct segmented_reduce_kernel {
           const unsigned offset = mine.value == best ? unsigned(mine.index - first) : 0xffffffffu;
           return T{first + count_t(tilekit::reduce(warp, offset, minimum{})), best};
         }
+      }
+    }
+    if constexpr (keys::applies) {  // floats: a butterfly over 8-byte keys, not 16-byte arg_items
+      using key = typename keys::type;
+      if (end - first <= key::max_items) {
+        const unsigned long long best = tilekit::reduce(warp, key::make(mine.value, mine.index - first), minimum{});
+        return T{first + key::index(best), key::value(best)};
       }
     }
     return tilekit::reduce(warp, mine, op);
@@ -298,7 +334,7 @@ typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, 
                                   : segments;
   const unsigned blocks = wanted < 0x7fffffff ? unsigned(wanted) : 0x7fffffffu;
   return launcher.run(blocks, body_t::Threads, body_t{in, segments, begins, ends, out, op, init, by_warps},
-                      by_warps ? 0 : sizeof(reduce_storage<T, body_t::Threads>));
+                      by_warps ? 0 : sizeof(typename body_t::shared_t));
 }
 
 }  // namespace tilekit
