@@ -401,6 +401,37 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
     }
 }
 
+// Inputs that one 1024-thread block, or one cluster of them (items of at most 4 bytes), reads whole
+// need no temporary storage (the size query's single byte; the allocating forms allocate nothing);
+// one item more takes the tagged hand-off and its slots.
+BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  auto check = [&](auto zero, std::int64_t n, bool wants_storage) {
+    using T = decltype(zero);
+    std::vector<T> h(static_cast<std::size_t>(n));
+    T want = 0;
+    for (std::int64_t i = 0; i < n; ++i) want += h[std::size_t(i)] = T(i % 13) - T(6);
+    dbuf<T> in(h), out(1, poison<T>());
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, in.data(), n, out.data(), tilekit::plus{}, T(0)) == launcher.success);
+    BOOST_TEST_CONTEXT(::backend::name << " device reduce of " << type_name<T>() << ", n=" << n) {
+      BOOST_TEST((bytes > 1) == wants_storage, "temp_bytes " << bytes);
+      dbuf<unsigned char> temp(bytes, 0xCD);
+      BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), bytes, in.data(), n, out.data(), tilekit::plus{}, T(0)) == launcher.success);
+      ::backend::sync();
+      BOOST_TEST(out.to_host()[0] == want);
+    }
+  };
+  constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
+  const std::int64_t ints = tilekit::detail::reduce_shape<const int*, wide>::chunk * (launcher.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 1);
+  const std::int64_t longs = tilekit::detail::reduce_shape<const long long*, wide>::chunk;
+  check(0, ints, false);
+  check(0, ints + 1, true);
+  check(0ll, longs, false);
+  check(0ll, longs + 1, true);
+}
+
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();

@@ -488,10 +488,22 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const unsigned sms = launcher.sm_count();
   const unsigned max_blocks = (sms > 0 ? sms : 1) * reduce_tuning::blocks_per_sm;
   if (n < 0) return launcher.invalid_value;  // the size query too
+  // Up to a few chunks of 1024-thread blocks: one such block, or one cluster of them; neither
+  // needs temporary storage. Measured on the H200 (perf/results/2026-12-02-h200-reduce-cluster),
+  // tilekit / CUB: int32 2^13 1.24 and 2^14 1.50 in one block (1.23 at 2^14 before), 2^15-2^17
+  // 1.22-1.24 in a cluster (2^16: 1.17 before), float 2^16 1.20 (1.17); but 8-byte sums in a
+  // cluster 1.12-1.15 at 2^16 (1.17-1.18 before) and ArgMin over 16-byte arg_items 0.78-0.82
+  // (0.95-0.98): 8-byte items take one wide block at most, arg_items the tagged hand-off.
+  using wide_t = detail::reduce_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
+  using wide_shape = typename wide_t::shape;
+  constexpr bool widens = !detail::is_arg_extremum_v<Op>, narrow = sizeof(T) <= 4;
+  const bool cluster = widens && narrow && launcher.has_clusters();
+  const bool wide = widens && n > shape::chunk && n <= wide_shape::chunk * (cluster ? reduce_tuning::cluster_blocks : 1);
   // Storage for the totals of at most n / chunk + 2 blocks (whatever the alignment), none
-  // where one block reads everything: then the call needs no temporary storage at all.
+  // where one block or cluster reads everything: then the call needs no temporary storage
+  // at all (and the allocating form allocates none).
   const detail::count_t most = n / shape::chunk + 2;
-  const detail::count_t bound = n <= shape::chunk ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
+  const detail::count_t bound = n <= shape::chunk || wide ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
   detail::temp_carver carve(temp);
   unsigned long long* slots = bound > 1 ? carve.take<unsigned long long>(std::size_t(bound) * body_t::words * 2) : nullptr;
   if (temp == nullptr) {
@@ -501,25 +513,15 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
-  // Up to a few chunks of 1024-thread blocks: one such block, or one cluster of them.
-  // Measured on the H200 (perf/results/2026-12-02-h200-reduce-cluster), tilekit / CUB:
-  // int32 2^13 1.24 and 2^14 1.50 in one block (1.23 at 2^14 before), 2^15-2^17 1.22-1.24 in
-  // a cluster (2^16: 1.17 before), float 2^16 1.20 (1.17); but 8-byte sums in a cluster
-  // 1.12-1.15 at 2^16 (1.17-1.18 before) and ArgMin 0.78-0.82 (0.95-0.98): those keep
-  // the tagged hand-off (arg_item blocks of 1024 threads were not measured alone either).
-  if constexpr (!detail::is_arg_extremum_v<Op>) {
-    using wide_t = detail::reduce_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
-    using wide_shape = typename wide_t::shape;
-    constexpr bool narrow = sizeof(T) <= 4;
-    const bool cluster = narrow && launcher.has_clusters();
-    if (n > shape::chunk && n <= wide_shape::chunk * (cluster ? reduce_tuning::cluster_blocks : 1)) {
+  if constexpr (widens) {
+    if (wide) {
       const detail::count_t wide_head = detail::misaligned_head(wide_shape::source::base(in), n);
-      const wide_t wide{in, n, wide_head, (n - wide_head) / wide_shape::chunk, out, op, init, nullptr, 0};
-      if (n <= wide_shape::chunk) return launcher.run(1, wide_t::threads, wide, sizeof(reduce_storage<T, wide_t::threads>));
+      const wide_t body{in, n, wide_head, (n - wide_head) / wide_shape::chunk, out, op, init, nullptr, 0};
+      if (n <= wide_shape::chunk) return launcher.run(1, wide_t::threads, body, sizeof(reduce_storage<T, wide_t::threads>));
       if constexpr (narrow) {
         using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, wide_t>;
         return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, wide_t::threads,
-                                    cluster_t{wide}, sizeof(typename cluster_t::shared_t));
+                                    cluster_t{body}, sizeof(typename cluster_t::shared_t));
       }
     }
   }

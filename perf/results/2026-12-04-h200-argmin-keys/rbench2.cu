@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
     std::vector<float> f(2 * maxn); for (auto& x : f) x = float(int(g() % 200001) - 100000) / 7.f; CK(cudaMemcpy(fin, f.data(), 2 * maxn * 4, cudaMemcpyHostToDevice));
     std::vector<unsigned char> c(2 * maxn); for (auto& x : c) x = (unsigned char)(g()); CK(cudaMemcpy(u8, c.data(), 2 * maxn, cudaMemcpyHostToDevice)); }
   void* temp; size_t tb = 64u << 20; CK(cudaMalloc(&temp, tb));
-  std::printf("%-6s %-5s %4s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s\n", "var", "mode", "log", "tk_sum", "cub_sum", "ratio",
-              "tk_amin", "cub_amin", "ratio", "tk_aminf", "cub_af", "ratio", "tk_h8", "cub_h8", "ratio");
+  std::printf("%-6s %-5s %4s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %8s %6s\n", "var", "mode", "log", "tk_sum", "cub_sum", "ratio",
+              "tk_amin", "cub_amin", "ratio", "tk_aminf", "cub_af", "ratio", "tk_h8", "cub_h8", "ratio", "tk_alloc", "ratio");
   std::vector<int> logs = {10, 12, 14, 16, 18, 20, 22, 24, 26, 28};
   if (argc > 1) logs = {std::atoi(argv[1])};
   const bool only_check = argc > 2;  // under a profiler: the checked calls only
@@ -76,8 +76,9 @@ int main(int argc, char** argv) {
       double f_cub = med([&](int o) { size_t bb = tb; cub::DeviceReduce::ArgMin(temp, bb, fin + o * maxn, fout, idx, n); }, warm);
       double h_tk = med([&](int o) { size_t bb = tb; tilekit::device::histogram_even(temp, bb, u8 + o * maxn, n, hist, 257, 0, 256); }, warm);
       double h_cub = med([&](int o) { size_t bb = tb; cub::DeviceHistogram::HistogramEven(temp, bb, u8 + o * maxn, hist, 257, 0, 256, n); }, warm);
-      std::printf("%-6s %-5s %4d | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f\n", VARIANT, warm ? "warm" : "cold", lg,
-                  s_tk, s_cub, s_cub / s_tk, a_tk, a_cub, a_cub / a_tk, f_tk, f_cub, f_cub / f_tk, h_tk, h_cub, h_cub / h_tk);
+      double al_tk = med([&](int o) { tilekit::device::sum(in + o * maxn, n, out); }, warm);
+      std::printf("%-6s %-5s %4d | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %6.3f\n", VARIANT, warm ? "warm" : "cold", lg,
+                  s_tk, s_cub, s_cub / s_tk, a_tk, a_cub, a_cub / a_tk, f_tk, f_cub, f_cub / f_tk, h_tk, h_cub, h_cub / h_tk, al_tk, s_cub / al_tk);
       std::fflush(stdout);
     }
   }
