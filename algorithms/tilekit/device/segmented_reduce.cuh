@@ -49,15 +49,16 @@ TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op o
   return partial;
 }
 
-// A warp's fold of in[first .. end), lane `lane` taking its share (at least one item:
-// end - first >= 32). Pointers to arithmetic items, and the indexed_input of one
-// (ArgMin / ArgMax: each item made from its index and value), with at least 32 whole
-// 16-byte vectors in the range are read as vectors (Batch per lane in flight, the first
-// batch with the items before the first 16-byte boundary and after the last vector), so
-// a segment of 1024 int32 costs one DRAM round trip, not four; others as fold_strided.
+// A group of Stride threads' fold of in[first .. end), thread `rank` taking its share (at
+// least one item: end - first >= Stride). Pointers to arithmetic items, and the
+// indexed_input of one (ArgMin / ArgMax: each item made from its index and value), with at
+// least Stride whole 16-byte vectors in the range are read as vectors (Batch per thread in
+// flight, the first batch with the items before the first 16-byte boundary and after the
+// last vector), so a warp's segment of 1024 int32 costs one DRAM round trip, not four, and
+// a block's four loads a thread fewer; others as fold_strided.
 TILEKIT_EXEC_CHECK_DISABLE
-template <unsigned Batch, class T, class In, class Op>
-TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) {
+template <unsigned Stride, unsigned Batch, class T, class In, class Op>
+TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned lane, Op op) {
   using source = vector_source<In>;
   using P = typename source::pointer;
   constexpr unsigned per_vector = vector_items<P>();
@@ -66,23 +67,23 @@ TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) 
     const P items = source::base(in);
     const count_t head = misaligned_head(items + first, end - first);
     const count_t vectors = (end - first - head) / per_vector, tail_from = first + head + vectors * per_vector;
-    if (vectors >= 32) {
+    if (vectors >= Stride) {
       const count_t aligned_from = first + head;  // the index of the first vector's first item
       const V* aligned = items + aligned_from;
       const bool has_head = lane < head, has_tail = tail_from + lane < end;
       const T head_item = has_head ? T(in[first + lane]) : T(), tail_item = has_tail ? T(in[tail_from + lane]) : T();
       // Item j of vector v, as T (with its index, for an indexed input).
       auto item = [&](count_t v, unsigned j, const V& x) { return T(source::item(aligned_from + v * per_vector + j, x)); };
-      // op over vectors v, v + 32, ... (up to Batch of them, loaded before any is combined); @pre v < vectors.
+      // op over vectors v, v + Stride, ... (up to Batch of them, loaded before any is combined); @pre v < vectors.
       // Offsets within the batch are 32-bit and from one pointer, so the loads take immediate offsets.
       auto fold_batch = [&](count_t v) {
         const V* batch = aligned + v * per_vector;
-        const unsigned left = vectors - v < count_t(32 * Batch) ? unsigned(vectors - v) : 32 * Batch;  // vectors from v on
+        const unsigned left = vectors - v < count_t(Stride * Batch) ? unsigned(vectors - v) : Stride * Batch;  // vectors from v on
         // Vectors past the batch's end are zeros, skipped by predicates rather than branches.
         vector_of<V, per_vector> x[Batch];
         TILEKIT_UNROLL
         for (unsigned u = 0; u < Batch; ++u)
-          x[u] = u * 32 < left ? load_vector<V, per_vector>(batch + u * 32 * per_vector) : vector_of<V, per_vector>{};
+          x[u] = u * Stride < left ? load_vector<V, per_vector>(batch + u * Stride * per_vector) : vector_of<V, per_vector>{};
         if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
           // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
           // better value (as the grid reduce's chunk_part): a 32-bit position, the index built once.
@@ -93,9 +94,9 @@ TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) 
             TILEKIT_UNROLL
             for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
               const V y = x[u].item[j];
-              const bool take = u * 32 < left && (Op::max ? best < y : y < best);
+              const bool take = u * Stride < left && (Op::max ? best < y : y < best);
               best = take ? y : best;
-              pos = take ? u * 32 * per_vector + j : pos;
+              pos = take ? u * Stride * per_vector + j : pos;
             }
           return T{aligned_from + v * per_vector + count_t(pos), best};
         }
@@ -104,19 +105,19 @@ TILEKIT_HD T fold_warp(In in, count_t first, count_t end, unsigned lane, Op op) 
         for (unsigned u = 0; u < Batch; ++u)
           TILEKIT_UNROLL
           for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
-            const T next = op(folded, item(v + u * 32, j, x[u].item[j]));
-            folded = u * 32 < left ? next : folded;
+            const T next = op(folded, item(v + u * Stride, j, x[u].item[j]));
+            folded = u * Stride < left ? next : folded;
           }
         return folded;
       };
-      T partial = fold_batch(lane);  // (lane < 32 <= vectors)
-      for (count_t v = lane + 32 * Batch; v < vectors; v += 32 * Batch) partial = op(partial, fold_batch(v));
+      T partial = fold_batch(lane);  // (lane < Stride <= vectors)
+      for (count_t v = lane + Stride * Batch; v < vectors; v += Stride * Batch) partial = op(partial, fold_batch(v));
       if (has_head) partial = op(partial, head_item);
       if (has_tail) partial = op(partial, tail_item);
       return partial;
     }
   }
-  return fold_strided<32, Batch, T>(in, first, end, lane, op);
+  return fold_strided<Stride, Batch, T>(in, first, end, lane, op);
 }
 
 // Two shapes, chosen by the dispatch from the segment count alone (the lengths are on the
@@ -174,7 +175,9 @@ struct segmented_reduce_kernel {
         continue;
       }
       const count_t length = end - first;
-      const T partial = rank < length ? fold_strided<Threads, Batch, T>(in, first, end, rank, op) : init;
+      const T partial = length >= Threads ? fold_vectors<Threads, VectorBatch, T>(in, first, end, rank, op)
+                        : rank < length    ? fold_strided<Threads, Batch, T>(in, first, end, rank, op)
+                                           : init;
       bool done = false;
       if constexpr (keys::applies) {
         using key = typename keys::type;
@@ -186,7 +189,10 @@ struct segmented_reduce_kernel {
         }
       }
       if (!done) {
-        const T total = tilekit::reduce(block, partial, op, shared.items, length < Threads ? unsigned(length) : Threads);
+        // Every thread holds an item from Threads items on: the plain block reduce (redux.sync for
+        // 32-bit integers with a built-in operator), not the one over maybe<T>s.
+        const T total = length >= Threads ? tilekit::reduce(block, partial, op, shared.items)
+                                          : tilekit::reduce(block, partial, op, shared.items, unsigned(length));
         if (rank == 0) out[s] = op(init, total);
       }
       block.sync();  // the storage is reused by the next segment
@@ -241,7 +247,7 @@ struct segmented_reduce_kernel {
       if (end <= first) {
         if (lane == 0) out[s] = init;
       } else if (end - first >= 32) {  // every lane has an item
-        const T total = warp_total(warp, fold_warp<VectorBatch, T>(in, first, end, lane, op), first, end);
+        const T total = warp_total(warp, fold_vectors<32, VectorBatch, T>(in, first, end, lane, op), first, end);
         if (lane == 0) out[s] = op(init, total);
       } else {
         const bool mine = lane < end - first;
