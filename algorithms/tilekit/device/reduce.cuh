@@ -114,7 +114,7 @@ template <bool Max, class T>
 struct arg_key {
   static constexpr bool applies = sizeof(T) == 4 && !stdx::is_same<T, bool>::value &&
                                   (stdx::is_integral<T>::value || is_float_v<T>);
-  static constexpr count_t max_items = (count_t(1) << 31) - 1;  ///< n below this: no key is `none`
+  static constexpr count_t max_items = (count_t(1) << 31) - 1;  ///< the most items: indices fit 31 bits, no key is `none`
   static constexpr unsigned long long none = ~0ull;              ///< no item (the minimum's identity)
   TILEKIT_HD static std::uint32_t order(T v) {
     std::uint32_t b = bit_cast<std::uint32_t>(v);
@@ -133,7 +133,7 @@ struct arg_key {
   }
   TILEKIT_HD static T value(unsigned long long k) {
     std::uint32_t b = static_cast<std::uint32_t>(k >> 32);
-    if (Max) b = ~b;
+    if constexpr (Max) b = ~b;
     if constexpr (is_float_v<T>) b = (k & 1u) != 0 ? 0x80000000u : (b >> 31) != 0 ? b ^ 0x80000000u : ~b;
     else if constexpr (stdx::is_signed<T>::value) b ^= 0x80000000u;
     return bit_cast<T>(b);

@@ -58,7 +58,7 @@ TILEKIT_HD T fold_strided(In in, count_t first, count_t end, unsigned rank, Op o
 // a block's four loads a thread fewer; others as fold_strided.
 TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Stride, unsigned Batch, class T, class In, class Op>
-TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned lane, Op op) {
+TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned rank, Op op) {
   using source = vector_source<In>;
   using P = typename source::pointer;
   constexpr unsigned per_vector = vector_items<P>();
@@ -70,8 +70,8 @@ TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned lane, Op o
     if (vectors >= Stride) {
       const count_t aligned_from = first + head;  // the index of the first vector's first item
       const V* aligned = items + aligned_from;
-      const bool has_head = lane < head, has_tail = tail_from + lane < end;
-      const T head_item = has_head ? T(in[first + lane]) : T(), tail_item = has_tail ? T(in[tail_from + lane]) : T();
+      const bool has_head = rank < head, has_tail = tail_from + rank < end;
+      const T head_item = has_head ? T(in[first + rank]) : T(), tail_item = has_tail ? T(in[tail_from + rank]) : T();
       // Item j of vector v, as T (with its index, for an indexed input).
       auto item = [&](count_t v, unsigned j, const V& x) { return T(source::item(aligned_from + v * per_vector + j, x)); };
       // op over vectors v, v + Stride, ... (up to Batch of them, loaded before any is combined); @pre v < vectors.
@@ -110,14 +110,14 @@ TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned lane, Op o
           }
         return folded;
       };
-      T partial = fold_batch(lane);  // (lane < Stride <= vectors)
-      for (count_t v = lane + Stride * Batch; v < vectors; v += Stride * Batch) partial = op(partial, fold_batch(v));
+      T partial = fold_batch(rank);  // (rank < Stride <= vectors)
+      for (count_t v = rank + Stride * Batch; v < vectors; v += Stride * Batch) partial = op(partial, fold_batch(v));
       if (has_head) partial = op(partial, head_item);
       if (has_tail) partial = op(partial, tail_item);
       return partial;
     }
   }
-  return fold_strided<Stride, Batch, T>(in, first, end, lane, op);
+  return fold_strided<Stride, Batch, T>(in, first, end, rank, op);
 }
 
 // Two shapes, chosen by the dispatch from the segment count alone (the lengths are on the
@@ -145,7 +145,7 @@ struct segmented_reduce_kernel {
     using type = arg_key<Op::max, stdx::remove_cv_t<decltype(U::value)>>;
     static constexpr bool applies = type::applies;
   };
-  using keys = keys_of<T>;
+  using arg_keys = keys_of<T>;
   /// The dynamic shared memory of the block-per-segment shape.
   union shared_t {
     reduce_storage<T, Threads> items;
@@ -179,8 +179,8 @@ struct segmented_reduce_kernel {
                         : rank < length    ? fold_strided<Threads, Batch, T>(in, first, end, rank, op)
                                            : init;
       bool done = false;
-      if constexpr (keys::applies) {
-        using key = typename keys::type;
+      if constexpr (arg_keys::applies) {
+        using key = typename arg_keys::type;
         if (length <= key::max_items) {
           const unsigned long long mine = rank < length ? key::make(partial.value, partial.index - first) : key::none;
           const unsigned long long best = tilekit::reduce(block, mine, minimum{}, shared.keys);
@@ -218,8 +218,8 @@ struct segmented_reduce_kernel {
         }
       }
     }
-    if constexpr (keys::applies) {  // floats: a butterfly over 8-byte keys, not 16-byte arg_items
-      using key = typename keys::type;
+    if constexpr (arg_keys::applies) {  // floats: a butterfly over 8-byte keys, not 16-byte arg_items
+      using key = typename arg_keys::type;
       if (end - first <= key::max_items) {
         const unsigned long long best = tilekit::reduce(warp, key::make(mine.value, mine.index - first), minimum{});
         return T{first + key::index(best), key::value(best)};
