@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // focused reduce / argmin / u8-histogram bench: tilekit vs CUB, L2 flushed, events, median of 31.
 // mode cold: flush, then the timed call. mode warm: flush, the same call on another buffer
 // (its code in L2 / instruction caches, the timed call's data not), then the timed call.

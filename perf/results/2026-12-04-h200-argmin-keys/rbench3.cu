@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // focused segmented bench: tilekit's facade vs CUB, DeviceSegmentedReduce Max / ArgMin / ArgMax over segments of
 // L int32 (and ArgMin of float), L2 flushed, events, median of 31; results checked against CUB first.
 #include <tilekit/cub.cuh>
