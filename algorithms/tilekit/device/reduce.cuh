@@ -435,36 +435,22 @@ TILEKIT_HD arg_item<T> arg_identity() {
   else return {arg_item<T>::no_index, Max ? limits::lowest() : limits::max()};
 }
 
-/// Writes an arg_item to two outputs, CUB's way: an empty input (the identity) gives
-/// the type's max (Max: lowest) and the index 1.
+/// Writes an arg_item, or a minimum of arg_key<Max, T> keys, to two outputs, CUB's way: an
+/// empty input (the identity, or arg_key's none) gives the type's max (Max: lowest) and the index 1.
 template <bool Max, class T, class ValueOut, class IndexOut>
 struct arg_output {
   ValueOut value_out;
   IndexOut index_out;
   struct proxy {
     const arg_output& o;
-    TILEKIT_HD void operator=(const arg_item<T>& r) const {
-      const bool none = r.index == arg_item<T>::no_index;
-      *o.value_out = none ? (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max()) : r.value;
-      *o.index_out = none ? 1 : r.index;
-    }
-  };
-  TILEKIT_HD proxy operator*() const { return proxy{*this}; }
-};
-
-/// Writes a minimum of arg_key<Max, T> keys to two outputs, as arg_output (none: the type's
-/// max (Max: lowest) and the index 1).
-template <bool Max, class T, class ValueOut, class IndexOut>
-struct arg_key_output {
-  ValueOut value_out;
-  IndexOut index_out;
-  struct proxy {
-    const arg_key_output& o;
+    TILEKIT_HD void operator=(const arg_item<T>& r) const { write(r.index == arg_item<T>::no_index, r.value, r.index); }
     TILEKIT_HD void operator=(unsigned long long k) const {
       using key = arg_key<Max, T>;
-      const bool none = k == key::none;
-      *o.value_out = none ? (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max()) : key::value(k);
-      *o.index_out = none ? 1 : key::index(k);
+      write(k == key::none, key::value(k), key::index(k));
+    }
+    TILEKIT_HD void write(bool none, const T& value, std::int64_t index) const {
+      *o.value_out = none ? (Max ? stdx::numeric_limits<T>::lowest() : stdx::numeric_limits<T>::max()) : value;
+      *o.index_out = none ? 1 : index;
     }
   };
   TILEKIT_HD proxy operator*() const { return proxy{*this}; }
@@ -553,7 +539,7 @@ typename Launcher::error_type device_arg_extremum(const Launcher& launcher, void
   if constexpr (key::applies)
     if (n <= key::max_items)
       return device_reduce(launcher, temp, temp_bytes, detail::keyed_input<Max, items_t>{items}, n,
-                           detail::arg_key_output<Max, T, ValueOut, IndexOut>{value_out, index_out}, minimum{}, key::none);
+                           detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out}, minimum{}, key::none);
   return device_reduce(launcher, temp, temp_bytes, detail::indexed_input<items_t>{items}, n,
                        detail::arg_output<Max, T, ValueOut, IndexOut>{value_out, index_out}, detail::arg_extremum<Max>{},
                        detail::arg_identity<Max, T>());

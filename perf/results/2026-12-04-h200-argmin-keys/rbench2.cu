@@ -15,19 +15,7 @@
 #ifndef VARIANT
 #define VARIANT "base"
 #endif
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
-static char* flushbuf; static size_t flushbytes = 256u << 20;
-template <class F> double med(F f, bool warm) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int r = 0; r < 31; ++r) {
-    CK(cudaMemsetAsync(flushbuf, r, flushbytes));
-    if (warm) f(1);
-    CK(cudaEventRecord(a)); f(0); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-    float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1e3);
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
+#include "timing.cuh"
 int main(int argc, char** argv) {
   CK(cudaMalloc(&flushbuf, flushbytes));
   const long long maxn = 1ll << 28;

@@ -10,18 +10,7 @@
 #ifndef VARIANT
 #define VARIANT "base"
 #endif
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { std::printf("%s: %s\n", #x, cudaGetErrorString(e_)); std::exit(1);} } while (0)
-static char* flushbuf; static size_t flushbytes = 256u << 20;
-template <class F> double med(F f) {
-  cudaEvent_t a, b; CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
-  std::vector<double> t;
-  for (int r = 0; r < 31; ++r) {
-    CK(cudaMemsetAsync(flushbuf, r, flushbytes));
-    CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
-    float ms; CK(cudaEventElapsedTime(&ms, a, b)); t.push_back(ms * 1e3);
-  }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
-}
+#include "timing.cuh"
 int main() {
   CK(cudaMalloc(&flushbuf, flushbytes));
   const long long maxn = 1ll << 24;
@@ -61,8 +50,8 @@ int main() {
       std::vector<unsigned char> h1(bytes), h2(bytes);
       CK(cudaMemcpy(h1.data(), o1, bytes, cudaMemcpyDeviceToHost)); CK(cudaMemcpy(h2.data(), o2, bytes, cudaMemcpyDeviceToHost));
       if (h1 != h2) { std::printf("MISMATCH k=%d len=%d n=2^%d\n", k, len, lg); return 1; }
-      t[2 * k] = med([&] { call(0, o1); });
-      t[2 * k + 1] = med([&] { call(1, o1); });
+      t[2 * k] = med([&](int) { call(0, o1); }, false);
+      t[2 * k + 1] = med([&](int) { call(1, o1); }, false);
     }
     std::printf("%-6s %5d %4d | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f | %8.2f %8.2f %6.3f\n", VARIANT, len, lg,
                 t[0], t[1], t[1] / t[0], t[2], t[3], t[3] / t[2], t[4], t[5], t[5] / t[4], t[6], t[7], t[7] / t[6]);
