@@ -501,8 +501,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
   if constexpr (widens) {
     if (wide) {
-      const detail::count_t wide_head = detail::misaligned_head(wide_shape::source::base(in), n);
-      const wide_t body{in, n, wide_head, (n - wide_head) / wide_shape::chunk, out, op, init, nullptr, 0};
+      const wide_t body{in, n, head, (n - head) / wide_shape::chunk, out, op, init, nullptr, 0};  // (the same head: 16-byte vectors)
       if (n <= wide_shape::chunk) return launcher.run(1, wide_t::threads, body, sizeof(reduce_storage<T, wide_t::threads>));
       if constexpr (narrow) {
         using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, wide_t>;
