@@ -28,7 +28,8 @@
 // initialisation and no fence orders anything; calls on several streams (each with its
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
-// Inputs of a few 1024-thread chunks skip the hand-off: one 1024-thread block reads them
+// An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
+// reduce, the write). Inputs of a few 1024-thread chunks skip the hand-off too: one 1024-thread block reads them
 // all, or (items of at most 4 bytes, GPUs with clusters) one cluster of 8 such blocks
 // meets in block 0's shared memory (reduce_cluster_kernel); neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
@@ -303,11 +304,7 @@ struct reduce_kernel {
     reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
     const unsigned rank = block.thread_rank();
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
-    if (n == 0) {
-      if (rank == 0) *out = init;
-      return;
-    }
-    unsigned valid = 0;  // (every block of this grid has items: the dispatch gives it at most `units` blocks)
+    unsigned valid = 0;  // (n > 0, an empty input being reduce_one_block_kernel's; every block of this grid has items: the dispatch gives it at most `units` blocks)
     const T total = block_total(block, s, b, blocks, valid);
     T acc = total;
     bool have = false;
@@ -373,6 +370,85 @@ struct reduce_kernel {
     block.sync();  // every thread has read the first reduce's result from s before s is reused
     const T others = tilekit::reduce(block, acc, op, s, count);
     if (rank == 0) *out = op(init, op(others, total));
+  }
+};
+
+// Inputs of at most one chunk (n <= shape::chunk): one block, one pass, nothing but the
+// loads (all issued before any is combined), the block reduce and the write; no chunk
+// loop, no hand-off, 32-bit positions. Items past the head go in 16-byte vectors where the
+// input loads as such: vector v = rank + j x Threads (the reduce_kernel's chunk layout), the
+// fewer than 2 x vec items before the head and after the last whole vector one to a thread.
+// The grid kernel on such inputs ran 933 warp instructions at 2^12 int32 (CUB's single-tile
+// kernel 490) and read a 2^10 input item by item.
+template <unsigned Threads, class In, class Out, class T, class Op>
+struct reduce_one_block_kernel {
+  using shape = reduce_shape<In, Threads>;
+  static_assert(shape::chunk <= 0xffffffffll, "reduce_one_block_kernel: 32-bit positions");
+  In in;
+  unsigned n, head;  // n <= shape::chunk; head: items before the first 16-byte boundary (vector inputs)
+  Out out;
+  Op op;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
+    const unsigned rank = block.thread_rank();
+    using source = typename shape::source;
+    T acc = init;  // overwritten before use where have
+    bool have = false;
+    unsigned valid = 0;  // threads with items: a prefix of the block
+    if constexpr (shape::vectors) {
+      using V = value_of<typename source::pointer>;
+      constexpr unsigned vec = shape::vec;
+      const unsigned whole = (n - head) / vec, rest = head + (n - head) % vec;  // rest < 2 x vec
+      vector_of<V, vec> v[reduce_tuning::vectors];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+        if (rank + j * Threads < whole) v[j] = load_vector<V, vec>(source::base(in) + head + (rank + j * Threads) * vec);
+      // One item of the head and the tail: item r < head, else the r - head-th after the whole vectors.
+      const unsigned r = rank < rest ? rank : 0;
+      const unsigned at = r < head ? r : head + whole * vec + (r - head);
+      V extra{};
+      if (rank < rest) extra = source::base(in)[at];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+        if (rank + j * Threads < whole) {
+          const unsigned first = head + (rank + j * Threads) * vec;
+          T part = T(source::item(count_t(first), v[j].item[0]));
+          TILEKIT_UNROLL
+          for (unsigned i = 1; i < vec; ++i) part = T(op(part, T(source::item(count_t(first + i), v[j].item[i]))));
+          acc = have ? T(op(acc, part)) : part;
+          have = true;
+        }
+      if (rank < rest) {
+        const T x = T(source::item(count_t(at), extra));
+        acc = have ? T(op(acc, x)) : x;
+        have = true;
+      }
+      valid = whole > rest ? whole : rest;
+    } else {
+      using X = value_of<In>;
+      X x[shape::items];
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < shape::items; ++k)
+        if (rank + k * Threads < n) x[k] = in[count_t(rank + k * Threads)];
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < shape::items; ++k)
+        if (rank + k * Threads < n) {
+          acc = have ? T(op(acc, T(x[k]))) : T(x[k]);
+          have = true;
+        }
+      valid = n;
+    }
+    if (valid == 0) {  // n == 0
+      if (rank == 0) *out = init;
+      return;
+    }
+    const T total = valid >= Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
+    if (rank == 0) *out = op(init, total);
   }
 };
 
@@ -499,6 +575,10 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
+  if (n <= shape::chunk) {
+    using one_t = detail::reduce_one_block_kernel<threads, In, Out, T, Op>;
+    return launcher.run(1, threads, one_t{in, unsigned(n), unsigned(head), out, op, init}, sizeof(reduce_storage<T, threads>));
+  }
   if constexpr (widens) {
     if (wide) {
       const wide_t body{in, n, head, (n - head) / wide_shape::chunk, out, op, init, nullptr, 0};  // (the same head: 16-byte vectors)
