@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   void* temp; size_t tb = 64u << 20; CK(cudaMalloc(&temp, tb));
   std::printf("%-6s %-5s %4s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s | %8s %6s\n", "var", "mode", "log", "tk_sum", "cub_sum", "ratio",
               "tk_amin", "cub_amin", "ratio", "tk_aminf", "cub_af", "ratio", "tk_h8", "cub_h8", "ratio", "tk_alloc", "ratio");
-  std::vector<int> logs = {10, 12, 14, 16, 18, 20, 22, 24, 26, 28};
+  std::vector<int> logs = {10, 11, 12, 13, 14, 16, 18, 20, 22, 24, 26, 28};
   if (argc > 1) logs = {std::atoi(argv[1])};
   const bool only_check = argc > 2;  // under a profiler: the checked calls only
   for (int lg : logs) {
