@@ -300,24 +300,24 @@ struct select_kernel {
   // The warp's first `stored` slots to their places: the kept ones (k < count) to
   // dst[kept_before + k], the rejected ones (partition) to dst[rejected_last - k].
   // Unrolled over the stretch's slots (the shared loads issue together), not a loop to `stored`.
-  // A partition into a pointer: each lane's two places worked out once, slot k = i x 32 +
-  // lane then at a constant offset from one or the other (two predicated stores, no per-item
-  // 64-bit index); a whole stretch (every chunk's but the last) without the bounds check.
-  // H200, int32, against CUB 3.0.1 (perf/results/2026-12-04-h200-partition-writes): 2^20 /
-  // 2^24 / 2^28 1.26 / 1.18 / 1.16 -> 1.33 / 1.26 / 1.24 (the loop below took 18 instructions
-  // an item, a branch around each); three-way 2^28 1.58 -> 1.60. Selects keep the loop below
-  // (their one place an item: this way select half kept was 1% slower at 2^28).
+  // A partition works out each lane's two places once: slot k = i x 32 + lane goes at a
+  // constant offset from one or the other (two predicated stores, no per-item 64-bit index),
+  // and a whole stretch (every chunk's but the last) skips the bounds check. H200, int32,
+  // against CUB 3.0.1 (perf/results/2026-12-04-h200-partition-writes): 2^20 / 2^24 / 2^28
+  // 1.26 / 1.18 / 1.16 -> 1.33 / 1.26 / 1.24 (the per-item form took 18 instructions an item,
+  // a branch around each); three-way 2^28 1.58 -> 1.60. Selects keep the per-item form (their
+  // one place an item: the other made select half kept 1% slower at 2^28).
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Dst, class X>
   TILEKIT_HD static void write(Dst dst, const X* slots, unsigned lane, unsigned stored, unsigned count, count_t kept_before,
                                count_t rejected_last) {
-    if constexpr (Partition && stdx::is_pointer<Dst>::value) {
-      Dst const kept = dst + (kept_before + lane), rejected = dst + (rejected_last - lane);
+    if constexpr (Partition) {
+      const count_t kept = kept_before + lane, rejected = rejected_last - lane;
       auto put = [&](unsigned i) {
         const unsigned k = i * 32 + lane;
         const X x = slots[k];
-        if (k < count) kept[i * 32] = x;
-        else rejected[-count_t(i * 32)] = x;
+        if (k < count) dst[kept + count_t(i * 32)] = x;
+        else dst[rejected - count_t(i * 32)] = x;
       };
       if (stored == R * V * 32) {
         TILEKIT_UNROLL
@@ -331,7 +331,7 @@ struct select_kernel {
       TILEKIT_UNROLL
       for (unsigned i = 0; i < R * V; ++i) {
         const unsigned k = i * 32 + lane;
-        if (k < stored) dst[!Partition || k < count ? kept_before + k : rejected_last - k] = slots[k];
+        if (k < stored) dst[kept_before + k] = slots[k];
       }
     }
   }
@@ -590,38 +590,24 @@ struct partition3_kernel {
     const count_t first_before = shared.chunk_prefix.first + before_warp.first;
     const count_t second_before = shared.chunk_prefix.second + before_warp.second;
     const count_t rest_before = stretch - first_before - second_before;
-    if constexpr (stdx::is_pointer<FirstOut>::value && stdx::is_pointer<SecondOut>::value && stdx::is_pointer<RestOut>::value) {
-      // Each lane's three places worked out once, slot k = i x 32 + lane at a constant
-      // offset from one of them (as select_kernel::write); a whole stretch without the bounds check.
-      FirstOut const first = first_out + (first_before + lane);
-      SecondOut const second = second_out + (second_before + lane - second_slot0);
-      RestOut const rest = rest_out + (rest_before + lane - rest_slot0);
-      auto put = [&](unsigned i) {
-        const unsigned k = i * 32 + lane;
-        const T x = slots[k];
-        if (k < second_slot0) first[i * 32] = x;
-        else if (k < rest_slot0) second[i * 32] = x;
-        else rest[i * 32] = x;
-      };
-      if (valid == R * V * 32) {
-        TILEKIT_UNROLL
-        for (unsigned i = 0; i < R * V; ++i) put(i);
-      } else {
-        TILEKIT_UNROLL
-        for (unsigned i = 0; i < R * V; ++i)
-          if (i * 32 + lane < valid) put(i);
-      }
+    // Each lane's three places worked out once, slot k = i x 32 + lane at a constant
+    // offset from one of them (as select_kernel::write); a whole stretch without the bounds check.
+    const count_t first = first_before + lane, second = second_before + lane - second_slot0,
+                  rest = rest_before + lane - rest_slot0;
+    auto put = [&](unsigned i) {
+      const unsigned k = i * 32 + lane;
+      const T x = slots[k];
+      if (k < second_slot0) first_out[first + count_t(i * 32)] = x;
+      else if (k < rest_slot0) second_out[second + count_t(i * 32)] = x;
+      else rest_out[rest + count_t(i * 32)] = x;
+    };
+    if (valid == R * V * 32) {
+      TILEKIT_UNROLL
+      for (unsigned i = 0; i < R * V; ++i) put(i);
     } else {
       TILEKIT_UNROLL
-      for (unsigned i = 0; i < R * V; ++i) {
-        const unsigned k = i * 32 + lane;
-        if (k < valid) {
-          const T x = slots[k];
-          if (k < second_slot0) first_out[first_before + k] = x;
-          else if (k < rest_slot0) second_out[second_before + (k - second_slot0)] = x;
-          else rest_out[rest_before + (k - rest_slot0)] = x;
-        }
-      }
+      for (unsigned i = 0; i < R * V; ++i)
+        if (i * 32 + lane < valid) put(i);
     }
     if (base + chunk_items >= n && block.thread_rank() == 0) {  // the last chunk knows the totals
       num_out[0] = shared.chunk_prefix.first + chunk_count.first;
