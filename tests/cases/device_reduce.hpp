@@ -307,7 +307,8 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
   for (auto& x : few) x = int(g() % 50) - 25;  // many copies of the extremes: the first must win
   std::vector<float> zeros(n);
   for (std::size_t i = 0; i < n; ++i) zeros[i] = (g() % 2) ? 0.0f : -0.0f;  // -0 and +0 tie under <
-  for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(4097), std::int64_t(n)}) {
+  // 1000 and 4096: one block's input (reduce_one_block_kernel), ties inside a thread's vectors too.
+  for (std::int64_t m : {std::int64_t(0), std::int64_t(1), std::int64_t(1000), std::int64_t(4096), std::int64_t(4097), std::int64_t(n)}) {
     check_arg_extremum<false>(few, m, "int");
     check_arg_extremum<true>(few, m, "int");
     check_arg_extremum<false>(zeros, m, "signed zeros");
@@ -316,6 +317,10 @@ BOOST_AUTO_TEST_CASE(arg_min_and_arg_max_take_the_first) {
   // Off a 16-byte boundary: the head item by item, then vectors whose indices start at the head.
   std::vector<long long> wide(n);
   for (auto& x : wide) x = static_cast<long long>(g());  // the extremes anywhere: every lane, vector slot and tile
+  for (std::size_t skip : {std::size_t(1), std::size_t(3)}) {  // one block's input off the boundary
+    check_arg_extremum<false>(few, std::int64_t(2000), "int", skip);
+    check_arg_extremum<true>(few, std::int64_t(2000), "int", skip);
+  }
   for (std::size_t skip : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
     check_arg_extremum<false>(few, std::int64_t(n - skip), "int", skip);
     check_arg_extremum<true>(few, std::int64_t(n - skip), "int", skip);
