@@ -130,6 +130,20 @@ struct flag_type_of<Keep, true> {
   using type = value_of<decltype(Keep::flags)>;
 };
 
+// put(i) for each of a lane's Slots slots i x 32 + lane of a warp's stretch below `valid`;
+// a whole stretch (valid == Slots x 32) without the check.
+template <unsigned Slots, class Put>
+TILEKIT_HD void for_slots(unsigned valid, unsigned lane, Put put) {
+  if (valid == Slots * 32) {
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < Slots; ++i) put(i);
+  } else {
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < Slots; ++i)
+      if (i * 32 + lane < valid) put(i);
+  }
+}
+
 template <bool Partition, class In, class Out, class NumOut, class Keep, class Values = no_values>
 struct select_kernel {
   using T = value_of<In>;
@@ -319,14 +333,7 @@ struct select_kernel {
         if (k < count) dst[kept + count_t(i * 32)] = x;
         else dst[rejected - count_t(i * 32)] = x;
       };
-      if (stored == R * V * 32) {
-        TILEKIT_UNROLL
-        for (unsigned i = 0; i < R * V; ++i) put(i);
-      } else {
-        TILEKIT_UNROLL
-        for (unsigned i = 0; i < R * V; ++i)
-          if (i * 32 + lane < stored) put(i);
-      }
+      for_slots<R * V>(stored, lane, put);
     } else {
       TILEKIT_UNROLL
       for (unsigned i = 0; i < R * V; ++i) {
@@ -601,14 +608,7 @@ struct partition3_kernel {
       else if (k < rest_slot0) second_out[second + count_t(i * 32)] = x;
       else rest_out[rest + count_t(i * 32)] = x;
     };
-    if (valid == R * V * 32) {
-      TILEKIT_UNROLL
-      for (unsigned i = 0; i < R * V; ++i) put(i);
-    } else {
-      TILEKIT_UNROLL
-      for (unsigned i = 0; i < R * V; ++i)
-        if (i * 32 + lane < valid) put(i);
-    }
+    for_slots<R * V>(valid, lane, put);
     if (base + chunk_items >= n && block.thread_rank() == 0) {  // the last chunk knows the totals
       num_out[0] = shared.chunk_prefix.first + chunk_count.first;
       num_out[1] = shared.chunk_prefix.second + chunk_count.second;
