@@ -132,6 +132,7 @@ struct flag_type_of<Keep, true> {
 
 // put(i) for each of a lane's Slots slots i x 32 + lane of a warp's stretch below `valid`;
 // a whole stretch (valid == Slots x 32) without the check.
+TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Slots, class Put>
 TILEKIT_HD void for_slots(unsigned valid, unsigned lane, Put put) {
   if (valid == Slots * 32) {
