@@ -403,7 +403,9 @@ struct reduce_one_block_kernel {
     if constexpr (shape::vectors) {
       using V = value_of<typename source::pointer>;
       constexpr unsigned vec = shape::vec;
-      const unsigned whole = (n - head) / vec, rest = head + (n - head) % vec;  // rest < 2 x vec
+      // rest: the head and the tail, fewer than 2 x vec items, but all n where the input is not
+      // even item-aligned (misaligned_head gives n: every item one by one).
+      const unsigned whole = (n - head) / vec, rest = head + (n - head) % vec;
       vector_of<V, vec> v[reduce_tuning::vectors];
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
@@ -450,6 +452,12 @@ struct reduce_one_block_kernel {
       }
       if (rank < rest) {
         const T x = T(source::item(count_t(at), extra));
+        acc = have ? T(op(acc, x)) : x;
+        have = true;
+      }
+      for (unsigned r2 = rank + Threads; r2 < rest; r2 += Threads) {  // (an input that is not item-aligned only)
+        const unsigned at2 = r2 < head ? r2 : head + whole * vec + (r2 - head);
+        const T x = T(source::item(count_t(at2), source::base(in)[at2]));
         acc = have ? T(op(acc, x)) : x;
         have = true;
       }
