@@ -165,6 +165,32 @@ template <class In>
 inline constexpr bool arg_max_v = false;  // keyed_input's Max (ArgMax)
 template <bool Max, class P>
 inline constexpr bool arg_max_v<keyed_input<Max, P>> = Max;
+/// Whether the vector folds of input In under Op are ArgMin / ArgMax ones (arg_of_vectors).
+template <class In, class Op>
+inline constexpr bool folds_arg_v = (is_indexed_input_v<In> && is_arg_extremum_v<Op>) || is_keyed_input_v<In>;
+/// Whether that fold is ArgMax's.
+template <class In, class Op>
+inline constexpr bool folds_arg_max_v = is_keyed_input_v<In> ? arg_max_v<In> : is_arg_max_op_v<Op>;
+
+/// ArgMin / ArgMax (Max) over a thread's vectors x[u] with u x Stride < left (a prefix, vector
+/// 0 among them), item j of vector u at offset u x Stride x Vec + j from the thread's first:
+/// the items come in index order, so a later one wins only by a better value (arg_extremum's
+/// rule for a higher index, arg_key's order): one compare and two selects an item, the
+/// position 32-bit, the index or key made once by the caller. Sets best and its offset pos.
+template <bool Max, unsigned Stride, class V, unsigned Vec, unsigned Count>
+TILEKIT_HD void arg_of_vectors(const vector_of<V, Vec> (&x)[Count], unsigned left, V& best, unsigned& pos) {
+  best = x[0].item[0];
+  pos = 0;
+  TILEKIT_UNROLL
+  for (unsigned u = 0; u < Count; ++u)
+    TILEKIT_UNROLL
+    for (unsigned j = u == 0 ? 1 : 0; j < Vec; ++j) {
+      const V y = x[u].item[j];
+      const bool take = u * Stride < left && (Max ? best < y : y < best);
+      best = take ? y : best;
+      pos = take ? u * Stride * Vec + j : pos;
+    }
+}
 
 }  // namespace detail
 
@@ -214,24 +240,11 @@ struct reduce_kernel {
       TILEKIT_UNROLL
       for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
         v[j] = load_vector<V, shape::vec>(source::base(in) + at + count_t(j) * Threads * shape::vec);
-      if constexpr ((is_indexed_input_v<In> && is_arg_extremum_v<Op>) || is_keyed_input_v<In>) {
-        // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
-        // better value (arg_extremum's rule for a higher index, arg_key's order): one
-        // compare and two selects per item, the position a 32-bit constant, the index
-        // (or key) built once.
-        constexpr bool max = is_keyed_input_v<In> ? arg_max_v<In> : is_arg_max_op_v<Op>;
-        V best = v[0].item[0];
-        unsigned pos = 0;
-        TILEKIT_UNROLL
-        for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
-          TILEKIT_UNROLL
-          for (unsigned i = 0; i < shape::vec; ++i)
-            if (j + i > 0) {
-              const V x = v[j].item[i];
-              const bool take = max ? best < x : x < best;
-              best = take ? x : best;
-              pos = take ? j * Threads * shape::vec + i : pos;
-            }
+      if constexpr (folds_arg_v<In, Op>) {
+        constexpr bool max = folds_arg_max_v<In, Op>;
+        V best;
+        unsigned pos;
+        arg_of_vectors<max, Threads>(v, reduce_tuning::vectors * Threads, best, pos);  // (every vector)
         if constexpr (is_keyed_input_v<In>) return arg_key<max, V>::make(best, at + count_t(pos));
         else return T{at + count_t(pos), best};
       } else {
@@ -415,27 +428,17 @@ struct reduce_one_block_kernel {
       const unsigned at = r < head ? r : head + whole * vec + (r - head);
       V extra{};
       if (rank < rest) extra = source::base(in)[at];
-      if constexpr ((is_indexed_input_v<In> && is_arg_extremum_v<Op>) || is_keyed_input_v<In>) {
-        // ArgMin / ArgMax: a thread's vectors hold its items in index order, so a later one wins
-        // only by a better value (as reduce_kernel::chunk_part): one compare and two selects an
-        // item, the key (or arg_item) made once. (A key an item: 2,242 warp instructions at 2^12
-        // int32, 3.4 us in Nsight Compute against CUB's 2.9.)
-        constexpr bool max = is_keyed_input_v<In> ? arg_max_v<In> : is_arg_max_op_v<Op>;
+      if constexpr (folds_arg_v<In, Op>) {
+        // ArgMin / ArgMax: arg_of_vectors, the key (or arg_item) made once. (A key an item:
+        // 2,242 warp instructions at 2^12 int32, 3.4 us in Nsight Compute against CUB's 2.9.)
+        constexpr bool max = folds_arg_max_v<In, Op>;
         if (rank < whole) {  // (then vector 0 is this thread's)
-          V best = v[0].item[0];
-          unsigned pos = head + rank * vec;
-          TILEKIT_UNROLL
-          for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
-            TILEKIT_UNROLL
-            for (unsigned i = 0; i < vec; ++i)
-              if (j + i > 0 && rank + j * Threads < whole) {
-                const V x = v[j].item[i];
-                const bool take = max ? best < x : x < best;
-                best = take ? x : best;
-                pos = take ? head + (rank + j * Threads) * vec + i : pos;
-              }
-          if constexpr (is_keyed_input_v<In>) acc = arg_key<max, V>::make(best, count_t(pos));
-          else acc = T{count_t(pos), best};
+          V best;
+          unsigned pos;
+          arg_of_vectors<max, Threads>(v, whole - rank, best, pos);
+          const count_t index = count_t(head + rank * vec + pos);
+          if constexpr (is_keyed_input_v<In>) acc = arg_key<max, V>::make(best, index);
+          else acc = T{index, best};
           have = true;
         }
       } else {

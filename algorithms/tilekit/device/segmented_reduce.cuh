@@ -85,19 +85,9 @@ TILEKIT_HD T fold_vectors(In in, count_t first, count_t end, unsigned rank, Op o
         for (unsigned u = 0; u < Batch; ++u)
           x[u] = u * Stride < left ? load_vector<V, per_vector>(batch + u * Stride * per_vector) : vector_of<V, per_vector>{};
         if constexpr (is_indexed_input_v<In> && is_arg_extremum_v<Op>) {
-          // ArgMin / ArgMax: the items come in index order, so a later one wins only by a
-          // better value (as the grid reduce's chunk_part): a 32-bit position, the index built once.
-          V best = x[0].item[0];
-          unsigned pos = 0;
-          TILEKIT_UNROLL
-          for (unsigned u = 0; u < Batch; ++u)
-            TILEKIT_UNROLL
-            for (unsigned j = u == 0 ? 1 : 0; j < per_vector; ++j) {
-              const V y = x[u].item[j];
-              const bool take = u * Stride < left && (Op::max ? best < y : y < best);
-              best = take ? y : best;
-              pos = take ? u * Stride * per_vector + j : pos;
-            }
+          V best;  // ArgMin / ArgMax: the index built once
+          unsigned pos;
+          arg_of_vectors<Op::max, Stride>(x, left, best, pos);
           return T{aligned_from + v * per_vector + count_t(pos), best};
         }
         T folded = item(v, 0, x[0].item[0]);
