@@ -9,6 +9,7 @@
 
 #include <tilekit/device/distinct.cuh>
 
+#include <algorithm>
 #include <limits>
 #include <unordered_set>
 
@@ -17,12 +18,13 @@ namespace tk_test {
 template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
-enum class key_mix { all_equal, few, many, all_distinct, edges };
+enum class key_mix { all_equal, few, many, all_distinct, edges, few_then_all_distinct };
 inline const char* name(key_mix m) {
   return m == key_mix::all_equal ? "all equal"
          : m == key_mix::few    ? "few distinct"
          : m == key_mix::many   ? "many distinct"
          : m == key_mix::edges  ? "0, -1 (all ones), min, max and their neighbours"
+         : m == key_mix::few_then_all_distinct ? "few distinct in the first half, then all distinct"
                                 : "all distinct";
 }
 
@@ -39,6 +41,7 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
       case key_mix::few: v[i] = T(int(g() % 7) - 3); break;
       case key_mix::many: v[i] = T((g() % (n / 2 + 1)) * 1000003ull); break;
       case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
+      case key_mix::few_then_all_distinct: v[i] = i < n / 2 ? T(int(g() % 7) - 3) : T(i * 7919ull + 11); break;
       case key_mix::edges: {  // the set stores ~key: 0 is all ones, -1 is 0 (the extra slot)
         const T pick[] = {T(0), T(-1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(1),
                           T(std::numeric_limits<T>::min() + 1), T(std::numeric_limits<T>::max() - 1), T(-2)};
@@ -54,10 +57,12 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
 // set_bytes (not 0): the first hash set's most bytes; where more keys are distinct than it
 // takes, they go to buckets of about bucket_items keys, deduplicated in sets of bucket_set_slots
 // (0: the default) in shared memory.
+// estimate_items: the keys whose sketch may give the first set up before any goes in (0: none).
 template <class T, bool Wide = false>
 void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long long set_bytes = 0,
                     unsigned long long bucket_items = tilekit::distinct_tuning::bucket_items,
-                    unsigned long long bucket_set_slots = 0) {
+                    unsigned long long bucket_set_slots = 0,
+                    unsigned long long estimate_items = tilekit::distinct_tuning::estimate_items) {
   const std::vector<T> data = distinct_keys<T>(n, m, g);
   std::vector<T> want;
   std::unordered_set<T> seen;
@@ -72,7 +77,8 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
     if (set_bytes != 0)
       return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
                                                     set_bytes, bucket_items,
-                                                    bucket_set_slots != 0 ? bucket_set_slots : dedup_t::max_set_slots);
+                                                    bucket_set_slots != 0 ? bucket_set_slots : dedup_t::max_set_slots,
+                                                    estimate_items);
     if constexpr (Wide) return tilekit::detail::distinct_with<false>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
     return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
   };
@@ -85,6 +91,7 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   BOOST_TEST_CONTEXT(::backend::name << " distinct of " << sizeof(T) << "-byte keys" << (Wide ? " in 16-byte slots, " : ", ") << name(m) << ", n=" << n
                                      << ", first set of at most " << set_bytes << " bytes (0: the default), buckets of about "
                                      << bucket_items << " keys, their sets of " << bucket_set_slots << " slots (0: the default)"
+                                     << ", the first " << estimate_items << " keys sketched"
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
@@ -169,8 +176,46 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
       check_distinct<int, true>(n, m, g, 512, bucket_items, 64);
     }
   }
+  // The first set given up by the sketch of the first keys, or by its inserts: none sketched;
+  // the first half sketched (few distinct there), the second half all distinct.
+  for (std::size_t n : {std::size_t(100), std::size_t(3073)}) {
+    check_distinct<int>(n, key_mix::many, g, 512, n / 7 + 1, 0, 0);
+    check_distinct<int>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1, 0, n / 2);
+    check_distinct<long long>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1, 0, n / 2);
+    check_distinct<int>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1);
+  }
   check_distinct<int>(12000, key_mix::many, g, 512, 32);  // as many buckets as there may be (distinct_tuning::max_buckets)
   check_distinct<long long>(1500, key_mix::all_distinct, g, 512, 1500, 8);  // 1500 keys in sets of 8 slots: 256 pieces, split
+}
+
+// The sketch that decides whether the first set is worth filling: within 10% (about three
+// standard errors) of the distinct keys, from a few to a million, however often each repeats.
+BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
+  using sketch_t = tilekit::detail::distinct_sketch;
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for (std::size_t distinct : {std::size_t(10), std::size_t(300), std::size_t(5000), std::size_t(200000), std::size_t(1000000)}) {
+    std::vector<unsigned> registers(sketch_t::registers, 0u);
+    std::vector<unsigned long long> drawn(2 * distinct);  // each key about twice, in random order
+    const unsigned long long offset = g();
+    for (auto& key : drawn) {
+      key = offset + g() % distinct;
+      const unsigned long long h = sketch_t::hash<unsigned long long, false>(key);
+      registers[sketch_t::slot(h)] = std::max(registers[sketch_t::slot(h)], sketch_t::rank(h));
+    }
+    std::sort(drawn.begin(), drawn.end());
+    const double seen = double(std::unique(drawn.begin(), drawn.end()) - drawn.begin());
+    unsigned long long terms = 0;
+    unsigned zeros = 0;
+    for (unsigned v : registers) {
+      terms += sketch_t::term(v);
+      zeros += v == 0;
+    }
+    const double got = sketch_t::estimate(terms, zeros);
+    BOOST_TEST_CONTEXT(seen << " distinct keys of " << drawn.size() << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+      BOOST_TEST(got > 0.9 * seen);
+      BOOST_TEST(got < 1.1 * seen);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(unique_count_and_count) {

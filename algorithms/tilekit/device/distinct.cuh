@@ -21,6 +21,8 @@
 #include <tilekit/device/reduce.cuh>
 #include <tilekit/device/scan.cuh>
 
+#include <cmath>
+
 namespace tilekit {
 
 // The kernel and its dispatch, for any launcher (the GPU's, the simulator's):
@@ -61,6 +63,73 @@ TILEKIT_HD value_of<In> streamed(const In& in, count_t i) {
 #endif
   return in[i];
 }
+
+// How many keys are distinct, about: a HyperLogLog sketch (Flajolet et al., 2007) of the
+// keys' hashes. Register r keeps the most leading zeros + 1 of the hashes whose top `bits`
+// bits are r; 2^10 registers estimate within about 3% (one standard error). A call whose
+// first set would be given up learns so from the sketch of its first keys, before it
+// inserts any (distinct_estimate, then distinct_insert_body).
+struct distinct_sketch {
+  static constexpr unsigned bits = 10, registers = 1u << bits;
+  template <class T, bool Packed>
+  TILEKIT_HD static unsigned long long hash(const T& key) {
+    return mix64(key_set<T, Packed>::stored(key) ^ 0x9E3779B97F4A7C15ull);  // not the set's hash: mix64(0) is 0
+  }
+  TILEKIT_HD static unsigned slot(unsigned long long h) { return unsigned(h >> (64 - bits)); }
+  TILEKIT_HD static unsigned rank(unsigned long long h) { return leading_zeros((h << bits) | (1ull << (bits - 1))) + 1; }
+  // 2^-value of a register in units of 2^-52: sums of them are exact in any order.
+  TILEKIT_HD static unsigned long long term(unsigned value) { return 1ull << (52 - (value < 52 ? value : 52)); }
+  // The estimate from the registers' terms summed and the registers still 0 (few keys:
+  // linear counting, as HyperLogLog's small-range correction).
+  TILEKIT_HD static double estimate(unsigned long long terms, unsigned zeros) {
+    const double m = registers, alpha = 0.7213 / (1.0 + 1.079 / m);
+    const double raw = alpha * m * m / (double(terms) / 4503599627370496.0);  // terms / 2^52
+    return raw <= 2.5 * m && zeros != 0 ? m * ::log(m / double(zeros)) : raw;
+  }
+};
+
+// The sketch of keys in[0 .. n): each block's registers in its shared memory, then their
+// maxima into `sketch` (zeroed by the kernel before: zero_then_run).
+template <class In, bool Packed>
+struct distinct_estimate {
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2, Items = 8;
+  static constexpr std::size_t shared_bytes = distinct_sketch::registers * sizeof(unsigned);
+  using T = value_of<In>;
+  In in;
+  count_t n;
+  unsigned* sketch;  // [distinct_sketch::registers]
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
+    using sketch_t = distinct_sketch;
+    unsigned* local = ctx.template shared_array<unsigned>(sketch_t::registers);
+    const unsigned t = block.thread_rank();
+    for (unsigned r = t; r < sketch_t::registers; r += Threads) local[r] = 0;
+    block.sync();
+    const count_t tile = count_t(Threads) * Items, stride = count_t(ctx.grid().num_blocks()) * tile;
+    for (count_t base = count_t(ctx.grid().block_rank()) * tile; base < n; base += stride) {
+      T key[Items];
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) {
+        const count_t i = base + count_t(k) * Threads + t;
+        key[k] = in[i < n ? i : base];
+      }
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) {
+        const unsigned long long h = sketch_t::hash<T, Packed>(key[k]);
+        const unsigned r = sketch_t::slot(h), rank = sketch_t::rank(h);
+        if (base + count_t(k) * Threads + t < n && local[r] < rank) be::atomic_max(local + r, rank);  // mostly read only
+      }
+    }
+    block.sync();
+    be::wait_for_prior_grid();  // the zeroing of sketch
+    for (unsigned r = t; r < sketch_t::registers; r += Threads)
+      if (local[r] != 0) be::atomic_max(sketch + r, local[r]);
+  }
+};
 
 // Pass 1: every key into `set`. The first set of a call with buckets may fill: where the
 // keys it took pass claim_limit, or a key finds no room within max_probes slots of its
@@ -117,6 +186,11 @@ struct distinct_insert_body {
   unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed with the set
   unsigned long long max_probes, claim_limit;
   insert_pass pass;
+  // first_of_buckets: distinct_estimate's sketch of the first keys (null: none), and the
+  // estimate past which the set is given up before any key goes in.
+  const unsigned* sketch;
+  double give_up_above;
+  static constexpr std::size_t shared_bytes = 2 * (Threads / 32) * sizeof(unsigned long long);
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -126,6 +200,10 @@ struct distinct_insert_body {
     be::wait_for_prior_grid();  // launched by zero_then_run
     const bool may_fill = pass == insert_pass::first_of_buckets;
     auto warp = tilekit::tiled_partition<32>(block);
+    if (may_fill && sketch != nullptr && too_many_distinct(ctx, block, warp)) {
+      if (block.thread_rank() == 0) be::store_relaxed(flags, 1u);
+      return;
+    }
     // A warp's trip: Items rows of 32 consecutive items. Every lane of a warp runs the
     // same trips (the looks at flags are collective).
     constexpr count_t warp_items = 32 * count_t(Items);
@@ -154,6 +232,35 @@ struct distinct_insert_body {
         if (full) be::store_relaxed(flags, 1u);
       }
     }
+  }
+  // Whether the sketch estimates more than give_up_above distinct keys (every block finds the same).
+  template <class Ctx, class Block, class Warp>
+  TILEKIT_HD bool too_many_distinct(Ctx& ctx, const Block& block, const Warp& warp) const {
+    using sketch_t = distinct_sketch;
+    static_assert(sketch_t::registers % Threads == 0, "distinct_insert_body: whole registers a thread");
+    unsigned long long* partial = ctx.template shared_array<unsigned long long>(2 * (Threads / 32));
+    unsigned long long terms = 0, zeros = 0;
+    unsigned value[sketch_t::registers / Threads];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) value[k] = sketch[k * Threads + block.thread_rank()];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) {
+      terms += sketch_t::term(value[k]);
+      zeros += value[k] == 0;
+    }
+    terms = tilekit::reduce(warp, terms, plus{});
+    zeros = tilekit::reduce(warp, zeros, plus{});
+    if (warp.thread_rank() == 0) {
+      partial[block.thread_rank() / 32] = terms;
+      partial[Threads / 32 + block.thread_rank() / 32] = zeros;
+    }
+    block.sync();
+    terms = zeros = 0;
+    for (unsigned w = 0; w < Threads / 32; ++w) {
+      terms += partial[w];
+      zeros += partial[Threads / 32 + w];
+    }
+    return sketch_t::estimate(terms, unsigned(zeros)) > give_up_above;
   }
 };
 
@@ -569,7 +676,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
                                             count_t n, Out out, NumOut num_out,
                                             unsigned long long small_set_bytes = distinct_tuning::small_set_bytes,
                                             unsigned long long bucket_items = distinct_tuning::bucket_items,
-                                            unsigned long long bucket_set_slots = piece_dedup<value_of<In>, Packed>::max_set_slots) {
+                                            unsigned long long bucket_set_slots = piece_dedup<value_of<In>, Packed>::max_set_slots,
+                                            unsigned long long estimate_items = distinct_tuning::estimate_items) {
   using T = value_of<In>;
   using set_t = key_set<T, Packed>;
   using dedup_t = piece_dedup<T, Packed>;
@@ -599,6 +707,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   // What the first launch zeroes comes first: the flags, the bitmap, the places, the first set.
   temp_carver carve(temp);
   unsigned* flags = carve.take<unsigned>(2);  // the first set is full; the keys it took
+  const bool sketched = by_buckets && estimate_items > 0;
+  unsigned* sketch = carve.take<unsigned>(sketched ? distinct_sketch::registers : 0);
   unsigned* bits = carve.take<unsigned>(std::size_t(words));
   count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
   count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
@@ -631,15 +741,28 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   };
   if (n > 0) {
     using insert_t = distinct_insert_body<In, Packed>;
+    using estimate_t = distinct_estimate<In, Packed>;
     const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
     const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
-    const insert_t insert{in, n, first, flags, first_probes, small / 8 * distinct_tuning::first_set_load_eighths, kind};
+    const unsigned long long claim_limit = small / 8 * distinct_tuning::first_set_load_eighths;
+    // Given up where the first keys alone are a quarter more than the set takes (the sketch's
+    // error is about 3%); else as before, once the keys the set took pass claim_limit.
+    const insert_t insert{in, n, first, flags, first_probes, claim_limit, kind, sketched ? sketch : nullptr, 1.25 * double(claim_limit)};
     const std::size_t zeroed = std::size_t(reinterpret_cast<unsigned char*>(first.slots + set_t::allocated(small) * set_t::words) -
                                            reinterpret_cast<unsigned char*>(flags));
-    if (auto e = launcher.zero_then_run(flags, zeroed, true, grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM),
-                                        insert_t::Threads, insert);
-        e != launcher.success)
+    const unsigned insert_grid = grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM);
+    if (sketched) {
+      const count_t sketched_items = static_cast<unsigned long long>(n) < estimate_items ? n : count_t(estimate_items);
+      const estimate_t estimate{in, sketched_items, sketch};
+      if (auto e = launcher.zero_then_run(flags, zeroed, true, grid_for(sketched_items / estimate_t::Items + 1, estimate_t::MinBlocksPerSM),
+                                          estimate_t::Threads, estimate, estimate_t::shared_bytes);
+          e != launcher.success)
+        return e;
+      if (auto e = launcher.run(insert_grid, insert_t::Threads, insert, insert_t::shared_bytes); e != launcher.success) return e;
+    } else if (auto e = launcher.zero_then_run(flags, zeroed, true, insert_grid, insert_t::Threads, insert, insert_t::shared_bytes);
+               e != launcher.success) {
       return e;
+    }
   }
   if (n > 0 && by_buckets) {  // launched always; each kernel returns at once where the first set held every key
     const unsigned bucket_bits = highest_bit(buckets), piece_bits = highest_bit(pieces);

@@ -71,6 +71,15 @@ TILEKIT_HD unsigned highest_bit(unsigned x) {
 #endif
 }
 
+// Leading zero bits of a 64-bit x; x must not be 0.
+TILEKIT_HD unsigned leading_zeros(unsigned long long x) {
+#if TILEKIT_DEVICE_PASS
+  return static_cast<unsigned>(__clzll(static_cast<long long>(x)));
+#else
+  return static_cast<unsigned>(__builtin_clzll(x));
+#endif
+}
+
 // The high 64 bits of the 128-bit product a * b.
 TILEKIT_HD unsigned long long mul_hi(unsigned long long a, unsigned long long b) {
 #if TILEKIT_DEVICE_PASS

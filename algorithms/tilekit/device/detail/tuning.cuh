@@ -329,6 +329,13 @@ struct distinct_tuning {
   static constexpr unsigned long long small_set_bytes = 64ull << 20;
 #endif
   static constexpr unsigned first_set_load_eighths = 3;
+  // Where the keys may outgrow the first set, the sketch of the first estimate_items keys
+  // (distinct_estimate: 32 MB of int32 keys read while the first set is zeroed) gives it up
+  // before any key goes in if they alone are too many. At 2^24 int32 keys with 50% distinct,
+  // 2^23 keys hold ~5 M distinct, past the 3.1 M the set takes; the inserts before the set
+  // was given up took 259 us of 1059 there (Nsight Compute, 2026-12-04, before the sketch).
+  // Not yet measured with the sketch.
+  static constexpr unsigned long long estimate_items = 1ull << 23;
   static constexpr unsigned long long max_probes = 512;  // linear probing at load 0.75 in 2^22 slots: at most ~175 (CPU model)
   // Past the first set: the keys partitioned by hash into buckets of about bucket_items (at
   // most max_buckets of them), each into at most max_buckets pieces of about half a set of
