@@ -18,10 +18,11 @@ namespace tk_test {
 template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
-enum class key_mix { all_equal, few, many, all_distinct, edges, few_then_all_distinct };
+enum class key_mix { all_equal, few, some, many, all_distinct, edges, few_then_all_distinct };
 inline const char* name(key_mix m) {
   return m == key_mix::all_equal ? "all equal"
          : m == key_mix::few    ? "few distinct"
+         : m == key_mix::some   ? "500 distinct"
          : m == key_mix::many   ? "many distinct"
          : m == key_mix::edges  ? "0, -1 (all ones), min, max and their neighbours"
          : m == key_mix::few_then_all_distinct ? "few distinct in the first half, then all distinct"
@@ -39,6 +40,7 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
     switch (m) {
       case key_mix::all_equal: v[i] = T(-1); break;  // all bits set: the extra slot
       case key_mix::few: v[i] = T(int(g() % 7) - 3); break;
+      case key_mix::some: v[i] = T((g() % 500) * 2654435761ull); break;
       case key_mix::many: v[i] = T((g() % (n / 2 + 1)) * 1000003ull); break;
       case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
       case key_mix::few_then_all_distinct: v[i] = i < n / 2 ? T(int(g() % 7) - 3) : T(i * 7919ull + 11); break;
@@ -183,6 +185,12 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
     check_distinct<int>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1, 0, n / 2);
     check_distinct<long long>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1, 0, n / 2);
     check_distinct<int>(n, key_mix::few_then_all_distinct, g, 512, n / 7 + 1);
+  }
+  // The first set sized by the sketch (8x its estimate, here 64 slots for the few keys of the first
+  // half and 4096 for 500 keys, of the 16384 the first set has), holding every key or given up.
+  for (key_mix m : {key_mix::few, key_mix::some, key_mix::edges, key_mix::few_then_all_distinct}) {
+    check_distinct<int>(20000, m, g, 128 << 10, 20000 / 7 + 1, 0, 10000);
+    check_distinct<long long>(20000, m, g, 256 << 10, 20000 / 7 + 1, 0, 10000);
   }
   check_distinct<int>(12000, key_mix::many, g, 512, 32);  // as many buckets as there may be (distinct_tuning::max_buckets)
   check_distinct<long long>(1500, key_mix::all_distinct, g, 512, 1500, 8);  // 1500 keys in sets of 8 slots: 256 pieces, split

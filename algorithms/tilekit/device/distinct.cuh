@@ -36,7 +36,9 @@ namespace tilekit {
 // place (a warp per group). The first set has at most distinct_tuning::small_set_bytes
 // (mostly in L2; a thread reads several keys and their first slots before inserting any, an
 // index already beaten is not sent); where it has 1.5 slots a key, it is the only one.
-// Otherwise, once its keys fill 3/8 of it, it is given up, and the keys are partitioned by
+// Otherwise a HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their
+// distinct keys, or gives it up at once where they alone are too many; once its keys fill
+// 3/8 of it, it is given up too. Then the keys are partitioned by
 // hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
 // memory (piece_dedup): no key takes a global atomic there. Keys: integers of 4 or 8 bytes,
 // compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the first set (1.5-3 n
@@ -186,10 +188,12 @@ struct distinct_insert_body {
   unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed with the set
   unsigned long long max_probes, claim_limit;
   insert_pass pass;
-  // first_of_buckets: distinct_estimate's sketch of the first keys (null: none), and the
-  // estimate past which the set is given up before any key goes in.
+  // first_of_buckets: distinct_estimate's sketch of the first keys (null: none), the
+  // estimate past which the set is given up before any key goes in, and where the mask of
+  // the set as sized by the estimate goes (for mark_first_occurrences).
   const unsigned* sketch;
   double give_up_above;
+  unsigned long long* sized_mask;
   static constexpr std::size_t shared_bytes = 2 * (Threads / 32) * sizeof(unsigned long long);
 
   TILEKIT_EXEC_CHECK_DISABLE
@@ -200,9 +204,21 @@ struct distinct_insert_body {
     be::wait_for_prior_grid();  // launched by zero_then_run
     const bool may_fill = pass == insert_pass::first_of_buckets;
     auto warp = tilekit::tiled_partition<32>(block);
-    if (may_fill && sketch != nullptr && too_many_distinct(ctx, block, warp)) {
-      if (block.thread_rank() == 0) be::store_relaxed(flags, 1u);
-      return;
+    set_t sized = set;
+    unsigned long long limit = claim_limit;
+    if (may_fill && sketch != nullptr) {
+      const double estimate = sketch_estimate(ctx, block, warp);  // the same in every block
+      if (estimate > give_up_above) {
+        if (block.thread_rank() == 0) be::store_relaxed(flags, 1u);
+        return;
+      }
+      // Slots for 8x the first keys' distinct keys (the later keys may bring more), at most
+      // the first set's: less to probe, and to read for mark_first_occurrences.
+      unsigned long long slots = 64;
+      while (slots <= set.mask && double(slots) < 8.0 * estimate) slots *= 2;
+      sized.mask = slots - 1;
+      limit = slots / 8 * distinct_tuning::first_set_load_eighths;
+      if (ctx.grid().block_rank() == 0 && block.thread_rank() == 0) *sized_mask = sized.mask;
     }
     // A warp's trip: Items rows of 32 consecutive items. Every lane of a warp runs the
     // same trips (the looks at flags are collective).
@@ -221,21 +237,21 @@ struct distinct_insert_body {
         key[k] = streamed(in, live[k] ? index[k] : base);  // past n: a key of the trip's, read but not inserted
       }
       bool full = false;
-      const unsigned claims = insert_keys<be>(set, key, index, live, max_probes, full);
+      const unsigned claims = insert_keys<be>(sized, key, index, live, max_probes, full);
       if (!may_fill) {
         be::require(!full, set_t::full);
         continue;
       }
       if (warp.any(claims != 0 || full)) {
         const unsigned taken = tilekit::reduce(warp, claims, plus{});
-        if (warp.thread_rank() == 0 && be::atomic_add(flags + 1, taken) + taken > claim_limit) be::store_relaxed(flags, 1u);
+        if (warp.thread_rank() == 0 && be::atomic_add(flags + 1, taken) + taken > limit) be::store_relaxed(flags, 1u);
         if (full) be::store_relaxed(flags, 1u);
       }
     }
   }
-  // Whether the sketch estimates more than give_up_above distinct keys (every block finds the same).
+  // The sketch's estimate of the first keys' distinct keys (integer sums: every block finds the same).
   template <class Ctx, class Block, class Warp>
-  TILEKIT_HD bool too_many_distinct(Ctx& ctx, const Block& block, const Warp& warp) const {
+  TILEKIT_HD double sketch_estimate(Ctx& ctx, const Block& block, const Warp& warp) const {
     using sketch_t = distinct_sketch;
     static_assert(sketch_t::registers % Threads == 0, "distinct_insert_body: whole registers a thread");
     unsigned long long* partial = ctx.template shared_array<unsigned long long>(2 * (Threads / 32));
@@ -260,7 +276,7 @@ struct distinct_insert_body {
       terms += partial[w];
       zeros += partial[Threads / 32 + w];
     }
-    return sketch_t::estimate(terms, unsigned(zeros)) > give_up_above;
+    return sketch_t::estimate(terms, unsigned(zeros));
   }
 };
 
@@ -571,6 +587,7 @@ struct mark_first_occurrences {
   const unsigned* flags;
   key_set<T, Packed> set;
   unsigned* bits;
+  const unsigned long long* sized_mask;  // the set's mask as the insert sized it (null: set.mask)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -578,10 +595,12 @@ struct mark_first_occurrences {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
     if (be::load_relaxed(flags) != 0) return;
+    key_set<T, Packed> sized = set;
+    if (sized_mask != nullptr) sized.mask = *sized_mask;
     const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
-    for (count_t at = count_t(ctx.grid().block_rank()) * Threads + block.thread_rank(); at <= count_t(set.mask + 1); at += threads)
-      if (set.occupied(at)) {
-        const count_t i = set.index_at(at);
+    for (count_t at = count_t(ctx.grid().block_rank()) * Threads + block.thread_rank(); at <= count_t(sized.mask + 1); at += threads)
+      if (sized.occupied(at)) {
+        const count_t i = sized.index_at(at);
         be::atomic_add(bits + (i >> 5), 1u << (i & 31));
       }
   }
@@ -709,6 +728,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned* flags = carve.take<unsigned>(2);  // the first set is full; the keys it took
   const bool sketched = by_buckets && estimate_items > 0;
   unsigned* sketch = carve.take<unsigned>(sketched ? distinct_sketch::registers : 0);
+  unsigned long long* sized_mask = carve.take<unsigned long long>(sketched ? 1 : 0);
   unsigned* bits = carve.take<unsigned>(std::size_t(words));
   count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
   count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
@@ -747,7 +767,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     const unsigned long long claim_limit = small / 8 * distinct_tuning::first_set_load_eighths;
     // Given up where the first keys alone are a quarter more than the set takes (the sketch's
     // error is about 3%); else as before, once the keys the set took pass claim_limit.
-    const insert_t insert{in, n, first, flags, first_probes, claim_limit, kind, sketched ? sketch : nullptr, 1.25 * double(claim_limit)};
+    const insert_t insert{in, n, first, flags, first_probes, claim_limit, kind, sketched ? sketch : nullptr,
+                          1.25 * double(claim_limit), sized_mask};
     const std::size_t zeroed = std::size_t(reinterpret_cast<unsigned char*>(first.slots + set_t::allocated(small) * set_t::words) -
                                            reinterpret_cast<unsigned char*>(flags));
     const unsigned insert_grid = grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM);
@@ -797,7 +818,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   }
   if (n > 0) {
     using mark_t = mark_first_occurrences<T, Packed>;
-    if (auto e = launcher.run(grid_for(count_t(small + 1), 8), mark_t::Threads, mark_t{flags, first, bits}); e != launcher.success)
+    if (auto e = launcher.run(grid_for(count_t(small + 1), 8), mark_t::Threads, mark_t{flags, first, bits, sketched ? sized_mask : nullptr}); e != launcher.success)
       return e;
     if (auto e = launcher.run(grid_for(groups * 32, 8), count_marked::Threads, count_marked{bits, words, ends});
         e != launcher.success)
