@@ -94,7 +94,9 @@ struct distinct_sketch {
 // maxima into `sketch` (zeroed by the kernel before: zero_then_run).
 template <class In, bool Packed>
 struct distinct_estimate {
-  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2, Items = 8;
+  // Two blocks a multiprocessor (each merges its registers with 2^10 global atomics), with
+  // 32 KB of 4-byte keys in flight there.
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2, Items = 16;
   static constexpr std::size_t shared_bytes = distinct_sketch::registers * sizeof(unsigned);
   using T = value_of<In>;
   In in;
