@@ -495,9 +495,10 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
   }
 };
 
-// Each block takes pieces (grid-stride: 8 waves of blocks, as empty blocks cost too): the
-// piece's keys into a set in shared memory, its slots' indices marked in the bitmap. A piece
-// with more keys than the set holds is done again in 2, 4, ... parts, by more bits of the hash.
+// Each block takes pieces (grid-stride: distinct_tuning::dedup_waves waves of blocks; its next
+// piece asked of L2 before it does one): the piece's keys into a set in shared memory, its
+// slots' indices marked in the bitmap. A piece with more keys than the set holds is done
+// again in 2, 4, ... parts, by more bits of the hash.
 template <class T, bool Packed>
 struct piece_dedup {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;
@@ -530,8 +531,17 @@ struct piece_dedup {
     if (t == 0) *full = 0;
     block.sync();
     const set_t set{slots, set_slots - 1};
-    for (count_t q = count_t(ctx.grid().block_rank()); q < piece_count; q += count_t(ctx.grid().num_blocks()))
+    const count_t blocks = count_t(ctx.grid().num_blocks());
+    for (count_t q = count_t(ctx.grid().block_rank()); q < piece_count; q += blocks) {
+      // The block's next piece asked of L2 first, so that its loads wait for L2, not DRAM.
+      if (q + blocks < piece_count) {
+        const count_t next = places[(q + blocks) * blocks_per_piece],
+                      next_end = q + blocks + 1 < piece_count ? places[(q + blocks + 1) * blocks_per_piece] : n;
+        prefetch_items<be>(keys, next, next_end, t, Threads);
+        prefetch_items<be>(index, next, next_end, t, Threads);
+      }
       dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n));
+    }
   }
   // Keys [first, end) into set (empty; left empty), their lowest indices marked.
   template <class be, class Block>
@@ -812,7 +822,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
         e != launcher.success)
       return e;
     const dedup_t dedup{flags, places2, per_bucket, count_t(buckets) * pieces, n, bucket_bits + piece_bits, keys2, index2, bits, set_slots};
-    const count_t waves = 8 * count_t(sms) * dedup_t::MinBlocksPerSM;
+    const count_t waves = count_t(distinct_tuning::dedup_waves) * count_t(sms) * dedup_t::MinBlocksPerSM;
     const count_t dedup_grid = waves < count_t(buckets) * pieces ? waves : count_t(buckets) * pieces;
     if (auto e = launcher.run(unsigned(dedup_grid), dedup_t::Threads, dedup, dedup_t::shared_bytes);
         e != launcher.success)

@@ -345,6 +345,14 @@ struct distinct_tuning {
   static constexpr unsigned long long bucket_items = 4096;
   static constexpr unsigned max_buckets = 256;
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
+  // piece_dedup's grid: this many waves of blocks at most, each block taking pieces grid-stride
+  // (with 1, each block does several and asks L2 for its next before it does one).
+  // -DTILEKIT_DISTINCT_DEDUP_WAVES overrides (for measuring). Chosen without measuring.
+#if defined(TILEKIT_DISTINCT_DEDUP_WAVES)
+  static constexpr unsigned dedup_waves = TILEKIT_DISTINCT_DEDUP_WAVES;
+#else
+  static constexpr unsigned dedup_waves = 8;
+#endif
 };
 
 }  // namespace tilekit
