@@ -398,11 +398,13 @@ TILEKIT_HD void scatter_tile(const Block& block, count_t base, count_t end, unsi
   const unsigned t = block.thread_rank();
   if (t < parts) counts[t] = 0;
   T key[Items];
+  Index item[Items];  // the key's index, loaded with it (level 2 reads them)
   unsigned where[Items] = {};  // the key's part (low 8 bits), then its rank among the tile's keys of the part
   TILEKIT_UNROLL
   for (unsigned k = 0; k < Items; ++k) {
-    const count_t i = base + count_t(k) * Threads + t;
-    key[k] = key_at(i < end ? i : base);
+    const count_t i = base + count_t(k) * Threads + t, at = i < end ? i : base;
+    key[k] = key_at(at);
+    item[k] = static_cast<Index>(index_at(at));
   }
   block.sync();
   TILEKIT_UNROLL
@@ -434,7 +436,7 @@ TILEKIT_HD void scatter_tile(const Block& block, count_t base, count_t end, unsi
     if (i < end) {
       const unsigned at = counts[where[k] & 0xFFu] + (where[k] >> 8);
       staged_keys[at] = key[k];
-      staged_index[at] = static_cast<Index>(index_at(i));
+      staged_index[at] = item[k];
       staged_part[at] = static_cast<unsigned char>(where[k]);
     }
   }
