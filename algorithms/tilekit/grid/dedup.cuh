@@ -51,7 +51,12 @@ struct key_set {
     std::memcpy(&bits, &key, sizeof(bits_t));
     return bits_t(~bits);
   }
-  TILEKIT_HD unsigned long long home(bits_t s) const { return s == 0 ? mask + 1 : mix64(s) & mask; }
+  // The first slot of the key's home group (the extra slot for s == 0), so that a probe's first
+  // read sees a whole group (a home inside one left the slots before it to a second read:
+  // perf/results/2026-12-04-distinct-sketch/probe_model.cpp).
+  TILEKIT_HD unsigned long long home(bits_t s) const {
+    return s == 0 ? mask + 1 : mix64(s) & mask & ~static_cast<unsigned long long>(group - 1);
+  }
   // A set that fills up (its slots were not zeroed first, or it is too small) stops the
   // kernel (the simulator reports this) instead of probing forever.
   static constexpr const char* full =
@@ -60,7 +65,7 @@ struct key_set {
       "tilekit: a key is missing from its hash set: its slot was emptied before every thread had read it";
 
   /// Slots of 32 bytes (a sector) that a probe reads at once: insert probes linearly from
-  /// a key's home, a group at a time.
+  /// a key's home group, a group at a time. @pre capacity >= group.
   static constexpr unsigned group = 4 / words;
   /// The slots to allocate for a capacity: the capacity, the extra slot and the rest of
   /// its group (read with it).
