@@ -135,11 +135,74 @@ struct distinct_estimate {
   }
 };
 
+// Between distinct_estimate and the insert: the sketch's estimate of the first keys'
+// distinct keys, from the registers' terms (integer sums, so every block finds the same).
+// Past give_up_above, flags[0] (the first set is given up before any key goes in); else the
+// first set sized to 8x the estimate (the later keys may bring more), as its most: its mask
+// to *sized_mask, and those slots zeroed (grid-stride). Less to zero, probe and mark.
+template <class T, bool Packed>
+struct size_first_set {
+  static constexpr unsigned Threads = 256;
+  static constexpr std::size_t shared_bytes = 2 * (Threads / 32) * sizeof(unsigned long long);
+  using set_t = key_set<T, Packed>;
+  set_t set;  // the first set at its most
+  unsigned* flags;
+  const unsigned* sketch;
+  double give_up_above;
+  unsigned long long* sized_mask;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
+    using sketch_t = distinct_sketch;
+    static_assert(sketch_t::registers % Threads == 0, "size_first_set: whole registers a thread");
+    auto warp = tilekit::tiled_partition<32>(block);
+    const unsigned t = block.thread_rank();
+    unsigned long long* partial = ctx.template shared_array<unsigned long long>(2 * (Threads / 32));
+    unsigned long long terms = 0, zeros = 0;
+    unsigned value[sketch_t::registers / Threads];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) value[k] = sketch[k * Threads + t];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) {
+      terms += sketch_t::term(value[k]);
+      zeros += value[k] == 0;
+    }
+    terms = tilekit::reduce(warp, terms, plus{});
+    zeros = tilekit::reduce(warp, zeros, plus{});
+    if (warp.thread_rank() == 0) {
+      partial[t / 32] = terms;
+      partial[Threads / 32 + t / 32] = zeros;
+    }
+    block.sync();
+    terms = zeros = 0;
+    for (unsigned w = 0; w < Threads / 32; ++w) {
+      terms += partial[w];
+      zeros += partial[Threads / 32 + w];
+    }
+    const double estimate = sketch_t::estimate(terms, unsigned(zeros));
+    const bool first_block = ctx.grid().block_rank() == 0 && t == 0;
+    if (estimate > give_up_above) {
+      if (first_block) be::store_relaxed(flags, 1u);
+      return;
+    }
+    unsigned long long slots = 64;
+    while (slots <= set.mask && double(slots) < 8.0 * estimate) slots *= 2;
+    if (first_block) *sized_mask = slots - 1;
+    const count_t words = count_t(set_t::allocated(slots) * set_t::words);
+    const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
+    for (count_t w = count_t(ctx.grid().block_rank()) * Threads + t; w < words; w += threads) set.slots[w] = 0;
+  }
+};
+
 // Pass 1: every key into `set`. The first set of a call with buckets may fill: where the
-// keys it took pass claim_limit, or a key finds no room within max_probes slots of its
-// home, it sets flags[0], and every warp stops at its next trip (a grid's trip is about
-// 400 000 keys on the H200, so the set stops filling soon after claim_limit). Then the
-// buckets below take every key. The only set of a call without buckets cannot fill.
+// keys it took pass 3/8 of its slots (distinct_tuning::first_set_load_eighths; of the slots
+// size_first_set gave it), or a key finds no room within max_probes slots of its home, it
+// sets flags[0], and every warp stops at its next trip (a grid's trip is about 400 000 keys
+// on the H200, so the set stops filling soon after). Then the buckets below take every key.
+// The only set of a call without buckets cannot fill.
 enum class insert_pass { only_set, first_of_buckets };
 
 // One trip of a thread: Items keys (those live) with their indices into set, the group of
@@ -188,40 +251,22 @@ struct distinct_insert_body {
   count_t n;
   set_t set;
   unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed with the set
-  unsigned long long max_probes, claim_limit;
+  unsigned long long max_probes;
   insert_pass pass;
-  // first_of_buckets: distinct_estimate's sketch of the first keys (null: none), the
-  // estimate past which the set is given up before any key goes in, and where the mask of
-  // the set as sized by the estimate goes (for mark_first_occurrences).
-  const unsigned* sketch;
-  double give_up_above;
-  unsigned long long* sized_mask;
-  static constexpr std::size_t shared_bytes = 2 * (Threads / 32) * sizeof(unsigned long long);
+  const unsigned long long* sized_mask;  // first_of_buckets: size_first_set's mask of the set (null: set.mask)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    be::wait_for_prior_grid();  // launched by zero_then_run
+    be::wait_for_prior_grid();  // launched by zero_then_run, or after size_first_set
     const bool may_fill = pass == insert_pass::first_of_buckets;
     auto warp = tilekit::tiled_partition<32>(block);
+    if (may_fill && be::load_relaxed(flags) != 0u) return;  // given up by size_first_set
     set_t sized = set;
-    unsigned long long limit = claim_limit;
-    if (may_fill && sketch != nullptr) {
-      const double estimate = sketch_estimate(ctx, block, warp);  // the same in every block
-      if (estimate > give_up_above) {
-        if (block.thread_rank() == 0) be::store_relaxed(flags, 1u);
-        return;
-      }
-      // Slots for 8x the first keys' distinct keys (the later keys may bring more), at most
-      // the first set's: less to probe, and to read for mark_first_occurrences.
-      unsigned long long slots = 64;
-      while (slots <= set.mask && double(slots) < 8.0 * estimate) slots *= 2;
-      sized.mask = slots - 1;
-      limit = slots / 8 * distinct_tuning::first_set_load_eighths;
-      if (ctx.grid().block_rank() == 0 && block.thread_rank() == 0) *sized_mask = sized.mask;
-    }
+    if (may_fill && sized_mask != nullptr) sized.mask = *sized_mask;
+    const unsigned long long limit = (sized.mask + 1) / 8 * distinct_tuning::first_set_load_eighths;  // keys taken, then given up
     // A warp's trip: Items rows of 32 consecutive items. Every lane of a warp runs the
     // same trips (the looks at flags are collective).
     constexpr count_t warp_items = 32 * count_t(Items);
@@ -250,35 +295,6 @@ struct distinct_insert_body {
         if (full) be::store_relaxed(flags, 1u);
       }
     }
-  }
-  // The sketch's estimate of the first keys' distinct keys (integer sums: every block finds the same).
-  template <class Ctx, class Block, class Warp>
-  TILEKIT_HD double sketch_estimate(Ctx& ctx, const Block& block, const Warp& warp) const {
-    using sketch_t = distinct_sketch;
-    static_assert(sketch_t::registers % Threads == 0, "distinct_insert_body: whole registers a thread");
-    unsigned long long* partial = ctx.template shared_array<unsigned long long>(2 * (Threads / 32));
-    unsigned long long terms = 0, zeros = 0;
-    unsigned value[sketch_t::registers / Threads];
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) value[k] = sketch[k * Threads + block.thread_rank()];
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) {
-      terms += sketch_t::term(value[k]);
-      zeros += value[k] == 0;
-    }
-    terms = tilekit::reduce(warp, terms, plus{});
-    zeros = tilekit::reduce(warp, zeros, plus{});
-    if (warp.thread_rank() == 0) {
-      partial[block.thread_rank() / 32] = terms;
-      partial[Threads / 32 + block.thread_rank() / 32] = zeros;
-    }
-    block.sync();
-    terms = zeros = 0;
-    for (unsigned w = 0; w < Threads / 32; ++w) {
-      terms += partial[w];
-      zeros += partial[Threads / 32 + w];
-    }
-    return sketch_t::estimate(terms, unsigned(zeros));
   }
 };
 
@@ -778,24 +794,28 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     using estimate_t = distinct_estimate<In, Packed>;
     const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
     const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
-    const unsigned long long claim_limit = small / 8 * distinct_tuning::first_set_load_eighths;
-    // Given up where the first keys alone are a quarter more than the set takes (the sketch's
-    // error is about 3%); else as before, once the keys the set took pass claim_limit.
-    const insert_t insert{in, n, first, flags, first_probes, claim_limit, kind, sketched ? sketch : nullptr,
-                          1.25 * double(claim_limit), sized_mask};
-    const std::size_t zeroed = std::size_t(reinterpret_cast<unsigned char*>(first.slots + set_t::allocated(small) * set_t::words) -
-                                           reinterpret_cast<unsigned char*>(flags));
+    const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
+    const unsigned char* const set_start = reinterpret_cast<unsigned char*>(first.slots);
+    const std::size_t before_set = std::size_t(set_start - reinterpret_cast<unsigned char*>(flags)),
+                      with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
     const unsigned insert_grid = grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM);
-    if (sketched) {
+    if (sketched) {  // the flags to the places zeroed; the sketch; the set sized and zeroed; the insert
+      using size_t_ = size_first_set<T, Packed>;
       const count_t sketched_items = static_cast<unsigned long long>(n) < estimate_items ? n : count_t(estimate_items);
       const estimate_t estimate{in, sketched_items, sketch};
-      if (auto e = launcher.zero_then_run(flags, zeroed, true, grid_for(sketched_items / estimate_t::Items + 1, estimate_t::MinBlocksPerSM),
+      // Given up where the first keys alone are a quarter more than the set takes before it is
+      // given up (the sketch's error is about 3%).
+      const double give_up_above = 1.25 * double(small / 8 * distinct_tuning::first_set_load_eighths);
+      if (auto e = launcher.zero_then_run(flags, before_set, true, grid_for(sketched_items / estimate_t::Items + 1, estimate_t::MinBlocksPerSM),
                                           estimate_t::Threads, estimate, estimate_t::shared_bytes);
           e != launcher.success)
         return e;
-      if (auto e = launcher.run(insert_grid, insert_t::Threads, insert, insert_t::shared_bytes); e != launcher.success) return e;
-    } else if (auto e = launcher.zero_then_run(flags, zeroed, true, insert_grid, insert_t::Threads, insert, insert_t::shared_bytes);
-               e != launcher.success) {
+      if (auto e = launcher.run(grid_for(count_t(set_t::allocated(small) * set_t::words) / 4, 8), size_t_::Threads,
+                                size_t_{first, flags, sketch, give_up_above, sized_mask}, size_t_::shared_bytes);
+          e != launcher.success)
+        return e;
+      if (auto e = launcher.run(insert_grid, insert_t::Threads, insert); e != launcher.success) return e;
+    } else if (auto e = launcher.zero_then_run(flags, with_set, true, insert_grid, insert_t::Threads, insert); e != launcher.success) {
       return e;
     }
   }
