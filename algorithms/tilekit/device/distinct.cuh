@@ -70,7 +70,7 @@ TILEKIT_HD value_of<In> streamed(const In& in, count_t i) {
 // keys' hashes. Register r keeps the most leading zeros + 1 of the hashes whose top `bits`
 // bits are r; 2^10 registers estimate within about 3% (one standard error). A call whose
 // first set would be given up learns so from the sketch of its first keys, before it
-// inserts any (distinct_estimate, then distinct_insert_body).
+// inserts any (distinct_estimate, then size_first_set).
 struct distinct_sketch {
   static constexpr unsigned bits = 10, registers = 1u << bits;
   template <class T, bool Packed>
@@ -250,7 +250,7 @@ struct distinct_insert_body {
   In in;
   count_t n;
   set_t set;
-  unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed with the set
+  unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed by the first launch
   unsigned long long max_probes;
   insert_pass pass;
   const unsigned long long* sized_mask;  // first_of_buckets: size_first_set's mask of the set (null: set.mask)
@@ -753,7 +753,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const count_t words = (items + 31) / 32, groups = (words + 31) / 32;  // of the bitmap; of 1024 items
   const count_t places1_count = by_buckets ? count_t(buckets) * resident : 0;
   const count_t places2_count = by_buckets ? count_t(buckets) * pieces * per_bucket : 0;
-  // What the first launch zeroes comes first: the flags, the bitmap, the places, the first set.
+  // What the first launch zeroes comes first: the flags, the sketch, the bitmap, the places, and
+  // the first set (where there is no sketch; else size_first_set zeroes what it sizes).
   temp_carver carve(temp);
   unsigned* flags = carve.take<unsigned>(2);  // the first set is full; the keys it took
   const bool sketched = by_buckets && estimate_items > 0;
@@ -800,7 +801,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
                       with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
     const unsigned insert_grid = grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM);
     if (sketched) {  // the flags to the places zeroed; the sketch; the set sized and zeroed; the insert
-      using size_t_ = size_first_set<T, Packed>;
+      using sizer_t = size_first_set<T, Packed>;
       const count_t sketched_items = static_cast<unsigned long long>(n) < estimate_items ? n : count_t(estimate_items);
       const estimate_t estimate{in, sketched_items, sketch};
       // Given up where the first keys alone are a quarter more than the set takes before it is
@@ -810,8 +811,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
                                           estimate_t::Threads, estimate, estimate_t::shared_bytes);
           e != launcher.success)
         return e;
-      if (auto e = launcher.run(grid_for(count_t(set_t::allocated(small) * set_t::words) / 4, 8), size_t_::Threads,
-                                size_t_{first, flags, sketch, give_up_above, sized_mask}, size_t_::shared_bytes);
+      if (auto e = launcher.run(grid_for(count_t(set_t::allocated(small) * set_t::words) / 4, 8), sizer_t::Threads,
+                                sizer_t{first, flags, sketch, give_up_above, sized_mask}, sizer_t::shared_bytes);
           e != launcher.success)
         return e;
       if (auto e = launcher.run(insert_grid, insert_t::Threads, insert); e != launcher.success) return e;

@@ -330,8 +330,8 @@ struct distinct_tuning {
 #endif
   static constexpr unsigned first_set_load_eighths = 3;
   // Where the keys may outgrow the first set, the sketch of the first estimate_items keys
-  // (distinct_estimate: 32 MB of int32 keys read while the first set is zeroed) gives it up
-  // before any key goes in if they alone are too many. At 2^24 int32 keys with 50% distinct,
+  // (distinct_estimate: 32 MB of int32 keys, read while the flags, bitmap and places are
+  // zeroed) gives it up before any key goes in if they alone are too many, else sizes it. At 2^24 int32 keys with 50% distinct,
   // 2^23 keys hold ~5 M distinct, past the 3.1 M the set takes; the inserts before the set
   // was given up took 259 us of 1059 there (Nsight Compute, 2026-12-04, before the sketch).
   // Not yet measured with the sketch.
