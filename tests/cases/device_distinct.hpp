@@ -10,6 +10,7 @@
 #include <tilekit/device/distinct.cuh>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <unordered_set>
 
@@ -196,8 +197,10 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
   check_distinct<long long>(1500, key_mix::all_distinct, g, 512, 1500, 8);  // 1500 keys in sets of 8 slots: 256 pieces, split
 }
 
-// The sketch that decides whether the first set is worth filling: within 10% (about three
-// standard errors) of the distinct keys, from a few to a million, however often each repeats.
+// The sketch that decides whether the first set is worth filling (with a margin of 25%): within
+// 15% (4.6 standard errors of 2^10 registers) of the distinct keys, from a few to a million,
+// however often each repeats, or within 2.5 keys (few keys: each pair sharing a register counts
+// once; 8 keys read 7.02 with one such pair).
 BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
   using sketch_t = tilekit::detail::distinct_sketch;
   auto g = tk_test::rng_for(tk_test::next_salt());
@@ -220,8 +223,7 @@ BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
     }
     const double got = sketch_t::estimate(terms, zeros);
     BOOST_TEST_CONTEXT(seen << " distinct keys of " << drawn.size() << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
-      BOOST_TEST(got > 0.9 * seen);
-      BOOST_TEST(got < 1.1 * seen);
+      BOOST_TEST(std::abs(got - seen) <= std::max(0.15 * seen, 2.5));
     }
   }
 }
