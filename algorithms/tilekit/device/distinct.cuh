@@ -335,7 +335,8 @@ template <class Keys, bool Packed>
 struct partition_pass {
   using T = value_of<Keys>;
   using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
-  static constexpr unsigned Threads = 256, MinBlocksPerSM = 2, Items = sizeof(T) + sizeof(index_t) <= 8 ? 16 : 8,
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = distinct_tuning::scatter_blocks_per_sm,
+                            Items = sizeof(T) + sizeof(index_t) <= 8 ? distinct_tuning::scatter_items : distinct_tuning::scatter_items / 2,
                             Tile = Threads * Items;
   static_assert(distinct_tuning::max_buckets <= Threads && distinct_tuning::max_buckets <= 256,
                 "partition_pass: a thread per part, a part in 8 bits");
@@ -365,7 +366,7 @@ template <class Keys, bool Packed>
 struct partition_count : partition_pass<Keys, Packed> {
   using pass = partition_pass<Keys, Packed>;
   using T = typename pass::T;
-  static constexpr unsigned Threads = 2 * pass::Threads, MinBlocksPerSM = 2, Items = 8;  // the scatter's slices, twice its threads
+  static constexpr unsigned Threads = 2 * pass::Threads, MinBlocksPerSM = pass::MinBlocksPerSM, Items = 8;  // the scatter's slices, twice its threads
   static constexpr std::size_t shared_bytes = distinct_tuning::max_buckets * sizeof(unsigned);
   count_t* counts;
 

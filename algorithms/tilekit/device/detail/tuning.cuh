@@ -345,6 +345,21 @@ struct distinct_tuning {
   static constexpr unsigned long long bucket_items = 4096;
   static constexpr unsigned max_buckets = 256;
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
+  // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
+  // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
+  // the scatters at 1-1.7 TB/s (2026-12-03/04); more blocks with smaller tiles would overlap
+  // one block's barriers with another's loads. -DTILEKIT_DISTINCT_SCATTER_ITEMS /
+  // -DTILEKIT_DISTINCT_SCATTER_BLOCKS override (for measuring).
+#if defined(TILEKIT_DISTINCT_SCATTER_ITEMS)
+  static constexpr unsigned scatter_items = TILEKIT_DISTINCT_SCATTER_ITEMS;
+#else
+  static constexpr unsigned scatter_items = 16;
+#endif
+#if defined(TILEKIT_DISTINCT_SCATTER_BLOCKS)
+  static constexpr unsigned scatter_blocks_per_sm = TILEKIT_DISTINCT_SCATTER_BLOCKS;
+#else
+  static constexpr unsigned scatter_blocks_per_sm = 2;
+#endif
   // piece_dedup's grid: this many waves of blocks at most, each block taking pieces grid-stride
   // (with 1, each block does several and asks L2 for its next before it does one).
   // -DTILEKIT_DISTINCT_DEDUP_WAVES overrides (for measuring). Chosen without measuring.
