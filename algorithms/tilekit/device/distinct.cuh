@@ -643,6 +643,7 @@ struct mark_first_occurrences {
 // to a warp. Lane l takes word l of the group, and for each row (word) r the lanes whose
 // bit is set load item 1024 g + 32 r + lane, the loads of all 32 rows (16 for items of 8
 // bytes) in flight before any store; each goes to its row's place plus the set bits below it.
+// A group of few marked items is copied lane by lane instead (each lane its own row's).
 struct count_marked {
   static constexpr unsigned Threads = 256;
   const unsigned* bits;
@@ -669,6 +670,10 @@ struct gather_marked {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 4;
   using T = value_of<In>;
   static constexpr unsigned Rows = sizeof(T) <= 4 ? 32 : 16;  // rows whose loads are in flight at once (registers)
+  // A group of at most this many marked items is copied lane by lane (each lane its row's
+  // marked items, Few loads in flight): the row by row copy costs ~15 instructions a row however
+  // few of its items are marked (at 1% distinct, ~10 items a group of 1024).
+  static constexpr unsigned SparseMost = 64, Few = 4;
   In in;
   count_t words;
   const unsigned* bits;
@@ -691,6 +696,26 @@ struct gather_marked {
       const unsigned before = tilekit::exclusive_scan(warp, popc(word));  // marked items of the rows above
       const unsigned total = warp.shfl(before + popc(word), 31);
       const count_t start = ends[g] - count_t(total);
+      if (total <= SparseMost) {  // the whole warp alike
+        unsigned left = word;
+        count_t to = start + before;
+        while (left != 0) {
+          T item[Few];
+          unsigned got = 0;
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Few; ++k)
+            if (left != 0) {
+              item[k] = in[1024 * g + 32 * count_t(lane) + lowest_bit(left)];
+              left &= left - 1u;
+              got = k + 1;
+            }
+          TILEKIT_UNROLL
+          for (unsigned k = 0; k < Few; ++k)
+            if (k < got) out[to + k] = item[k];
+          to += got;
+        }
+        continue;
+      }
       TILEKIT_UNROLL
       for (unsigned half = 0; half < 32; half += Rows) {
         T item[Rows];
