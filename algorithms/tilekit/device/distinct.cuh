@@ -143,7 +143,11 @@ struct distinct_estimate {
 template <class T, bool Packed>
 struct size_first_set {
   static constexpr unsigned Threads = 256;
-  static constexpr std::size_t shared_bytes = 2 * (Threads / 32) * sizeof(unsigned long long);
+  struct sums_t {  // the registers' terms and zeros summed over the block
+    reduce_storage<unsigned long long, Threads> terms;
+    reduce_storage<unsigned, Threads> zeros;
+  };
+  static constexpr std::size_t shared_bytes = sizeof(sums_t);
   using set_t = key_set<T, Packed>;
   set_t set;  // the first set at its most
   unsigned* flags;
@@ -158,10 +162,10 @@ struct size_first_set {
     using be = typename decltype(block)::backend;
     using sketch_t = distinct_sketch;
     static_assert(sketch_t::registers % Threads == 0, "size_first_set: whole registers a thread");
-    auto warp = tilekit::tiled_partition<32>(block);
     const unsigned t = block.thread_rank();
-    unsigned long long* partial = ctx.template shared_array<unsigned long long>(2 * (Threads / 32));
-    unsigned long long terms = 0, zeros = 0;
+    sums_t& sums = ctx.template shared<sums_t>();
+    unsigned long long terms = 0;
+    unsigned zeros = 0;
     unsigned value[sketch_t::registers / Threads];
     TILEKIT_UNROLL
     for (unsigned k = 0; k < sketch_t::registers / Threads; ++k) value[k] = sketch[k * Threads + t];
@@ -170,19 +174,9 @@ struct size_first_set {
       terms += sketch_t::term(value[k]);
       zeros += value[k] == 0;
     }
-    terms = tilekit::reduce(warp, terms, plus{});
-    zeros = tilekit::reduce(warp, zeros, plus{});
-    if (warp.thread_rank() == 0) {
-      partial[t / 32] = terms;
-      partial[Threads / 32 + t / 32] = zeros;
-    }
-    block.sync();
-    terms = zeros = 0;
-    for (unsigned w = 0; w < Threads / 32; ++w) {
-      terms += partial[w];
-      zeros += partial[Threads / 32 + w];
-    }
-    const double estimate = sketch_t::estimate(terms, unsigned(zeros));
+    terms = tilekit::reduce(block, terms, plus{}, sums.terms);
+    zeros = tilekit::reduce(block, zeros, plus{}, sums.zeros);
+    const double estimate = sketch_t::estimate(terms, zeros);
     const bool first_block = ctx.grid().block_rank() == 0 && t == 0;
     if (estimate > give_up_above) {
       if (first_block) be::store_relaxed(flags, 1u);
