@@ -22,26 +22,18 @@ using hbuf = typename ::backend::template buffer<T>;
 enum class spread { uniform, skewed, all_equal };
 inline const char* name(spread s) { return s == spread::uniform ? "uniform" : s == spread::skewed ? "skewed" : "all equal"; }
 
-template <class Sample, class Binner>
-void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
-                            std::size_t offset = 0,  // offset: the samples start that many items into their buffer
-                            decltype(::backend::launcher()) launcher = ::backend::launcher(),
-                            std::size_t counter_offset = 0) {  // the counters start that many into their buffer
+// Runs run(samples, n, counters) (returns the call's error) over `samples` placed `offset`
+// items into their buffer, into poisoned counters placed counter_offset into theirs, and
+// checks the counts against the CPU's.
+template <class Sample, class Binner, class Run>
+void check_histogram_run(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what, std::size_t offset,
+                         std::size_t counter_offset, Run run) {
   std::vector<Sample> padded(offset, samples.empty() ? Sample{} : samples[0]);
   padded.insert(padded.end(), samples.begin(), samples.end());
   hbuf<Sample> d_padded(padded);
-  struct {
-    Sample* p;
-    Sample* data() const { return p; }
-  } d_samples{d_padded.data() + offset};
   hbuf<unsigned> d_counts(counter_offset + std::size_t(bins) + 1, poison<unsigned>());
   unsigned* counters = d_counts.data() + counter_offset;
-  std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), std::int64_t(samples.size()),
-                                          counters, bins, binner) == launcher.success);
-  hbuf<unsigned char> temp(bytes, 0xCD);
-  const auto e = tilekit::device_histogram(launcher, temp.data(), bytes, d_samples.data(), std::int64_t(samples.size()),
-                                           counters, bins, binner);
+  const auto e = run(d_padded.data() + offset, std::int64_t(samples.size()), counters);
   ::backend::sync();
   std::vector<unsigned> want(std::size_t(bins), 0);
   for (const Sample& s : samples) {
@@ -53,13 +45,41 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
   got.erase(got.begin(), got.begin() + std::ptrdiff_t(counter_offset));
   BOOST_TEST_CONTEXT(::backend::name << " device histogram " << what << " bins=" << bins << " n=" << samples.size() << " offset=" << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(e == launcher.success);
+    BOOST_TEST(e == ::backend::launcher().success);
     mismatch_log log;
     for (int b = 0; b < bins; ++b)
       if (got[std::size_t(b)] != want[std::size_t(b)]) log.expect(got[std::size_t(b)], want[std::size_t(b)], "bin " + std::to_string(b));
     log.expect_true(is_poison(got[std::size_t(bins)]), "wrote past the last bin");
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <class Sample, class Binner>
+void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
+                            std::size_t offset = 0,  // offset: the samples start that many items into their buffer
+                            decltype(::backend::launcher()) launcher = ::backend::launcher(),
+                            std::size_t counter_offset = 0) {  // the counters start that many into their buffer
+  check_histogram_run(samples, bins, binner, what, offset, counter_offset, [&](Sample* in, std::int64_t n, unsigned* counters) {
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, in, n, counters, bins, binner) == launcher.success);
+    hbuf<unsigned char> temp(bytes, 0xCD);
+    return tilekit::device_histogram(launcher, temp.data(), bytes, in, n, counters, bins, binner);
+  });
+}
+
+// The 1-byte histogram kernel counting with byte_tensor_counters (the tensor cores' 1-bit
+// product; shuffles in the simulator) whatever byte_histogram_tuning::tensor_cores says.
+template <class Sample, class Binner>
+void check_tensor_byte_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
+                                 std::size_t offset) {
+  check_histogram_run(samples, bins, binner, what + " (tensor counters)", offset, 0, [&](Sample* in, std::int64_t n, unsigned* counters) {
+    auto launcher = ::backend::launcher();
+    unsigned* const channel_counters[1] = {counters};
+    const int channel_bins[1] = {bins};
+    const Binner channel_binners[1] = {binner};
+    return tilekit::detail::run_byte_histogram<1, 1, false, true>(launcher, in, n, 1, n, channel_counters, channel_bins,
+                                                                  channel_binners, tilekit::detail::stdx::make_index_sequence<1>{});
+  });
 }
 
 template <class T>
@@ -271,6 +291,30 @@ BOOST_AUTO_TEST_CASE(byte_samples_one_value_and_iterators) {
   for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != unsigned(m / 256 + (b < m % 256 ? 1 : 0));
   BOOST_TEST(bad == 0u, bad << " bins of the iterator's bytes differ from the closed form (n=" << m << ")");
   BOOST_TEST(is_poison(got[256]));
+}
+
+// byte_tensor_counters through the 1-byte kernel: every spread, sizes around a lane's 32
+// samples, a warp's 1024 and the block's trips (whole and partial trips, lanes past the end
+// adding nothing, the row's ends item by item), misaligned starts, a value per sample in
+// its own bin (even bins), signed samples partly outside 11 bins (values mapped to bins
+// after the counting, as for every binner), and runs of the edge values 0x00 / 0xFF / 0x80 / 0x7F.
+BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::size_t big = ::backend::device_max_items() / 2 + 17;
+  for (spread s : {spread::uniform, spread::skewed, spread::all_equal}) {
+    for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32 * 16 + 5), std::size_t(1024 * 16 - 1), std::size_t(40000), big}) {
+      const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
+      for (std::size_t offset : {0, 7})
+        check_tensor_byte_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s), offset);
+    }
+    const auto signed_bytes = histogram_samples<signed char>(big, -128, 127, s, g);
+    check_tensor_byte_histogram(signed_bytes, 11, tilekit::even_bins<signed char, int>(12, -50, 60), std::string("int8 ") + name(s), 5);
+  }
+  for (unsigned char value : {0x00, 0xFF, 0x80, 0x7F}) {
+    const std::vector<unsigned char> same(big, value);
+    check_tensor_byte_histogram(same, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), "uint8 all " + std::to_string(value), 3);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(range_bins_and_edges) {

@@ -163,9 +163,86 @@ void check_votes(vote_pattern pattern) {
   }
 }
 
+// The backend's bit_mma (mma.m16n8k256 .b1 .and.popc on the GPU from sm_80, shuffles in the
+// simulator): each warp multiplies its lanes' fragments once.
+struct bit_mma_body {
+  const unsigned* a;  // 4 a lane
+  const unsigned* b;  // 2 a lane
+  const int* c;       // 4 a lane
+  int* d;             // 4 a lane
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.block();
+    using be = typename decltype(block)::backend;
+    const std::size_t i = std::size_t(block.group_index().x) * block.num_threads() + block.thread_rank();
+    const unsigned fa[4] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]}, fb[2] = {b[2 * i], b[2 * i + 1]};
+    int fd[4] = {c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]};
+    be::bit_mma(fa, fb, fd);
+    for (unsigned k = 0; k < 4; ++k) d[4 * i + k] = fd[k];
+  }
+};
+
+// The product from PTX's fragment layouts for m16n8k256 .b1, written out here: lane 4 g + t
+// holds A's rows g (a[0], a[2]) and g + 8 (a[1], a[3]) over columns 32 t .. 32 t + 31
+// (a[0], a[1]) and 128 + 32 t .. (a[2], a[3]), bit i the column's i-th; B's column g over
+// rows 32 t .. (b[0]) and 128 + 32 t .. (b[1]); D's rows g (d[0], d[1]) and g + 8 (d[2],
+// d[3]), columns 2 t and 2 t + 1. Bit patterns: random, dense (3/4 ones), all ones, all zeros.
+template <class B>
+void check_bit_mma() {
+  auto g = rng_for(next_salt());
+  const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
+  const std::size_t n = std::size_t(blocks) * threads;
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    std::vector<unsigned> a(4 * n), b(2 * n);
+    std::vector<int> c(4 * n);
+    auto bits = [&]() -> unsigned {
+      const unsigned x = unsigned(g());
+      return pattern == 0 ? x : pattern == 1 ? x | unsigned(g()) : pattern == 2 ? ~0u : 0u;
+    };
+    for (auto& x : a) x = bits();
+    for (auto& x : b) x = bits();
+    for (auto& x : c) x = int(g() % 100000) - 50000;
+    typename B::template buffer<unsigned> d_a(a), d_b(b);
+    typename B::template buffer<int> d_c(c), d_d(4 * n, poison<int>());
+    B::run(blocks, threads, bit_mma_body{d_a.data(), d_b.data(), d_c.data(), d_d.data()});
+    const auto got = d_d.to_host();
+    mismatch_log log;
+    for (std::size_t w = 0; w < n / 32; ++w) {
+      bool A[16][256] = {}, Bm[256][8] = {};
+      for (unsigned l = 0; l < 32; ++l) {
+        const std::size_t i = 32 * w + l;
+        const unsigned gr = l / 4, t = l % 4;
+        for (unsigned bit = 0; bit < 32; ++bit) {
+          A[gr][32 * t + bit] = (a[4 * i] >> bit) & 1;
+          A[gr + 8][32 * t + bit] = (a[4 * i + 1] >> bit) & 1;
+          A[gr][128 + 32 * t + bit] = (a[4 * i + 2] >> bit) & 1;
+          A[gr + 8][128 + 32 * t + bit] = (a[4 * i + 3] >> bit) & 1;
+          Bm[32 * t + bit][gr] = (b[2 * i] >> bit) & 1;
+          Bm[128 + 32 * t + bit][gr] = (b[2 * i + 1] >> bit) & 1;
+        }
+      }
+      for (unsigned l = 0; l < 32; ++l) {
+        const std::size_t i = 32 * w + l;
+        const unsigned gr = l / 4, t = l % 4;
+        for (unsigned k = 0; k < 4; ++k) {
+          const unsigned row = gr + 8 * (k / 2), col = 2 * t + k % 2;
+          int want = c[4 * i + k];
+          for (unsigned x = 0; x < 256; ++x) want += int(A[row][x] && Bm[x][col]);
+          log.expect(got[4 * i + k], want, "warp " + std::to_string(w) + " lane " + std::to_string(l) + " d[" + std::to_string(k) + "]");
+        }
+      }
+    }
+    BOOST_TEST_CONTEXT(B::name << " bit_mma, pattern " << pattern << ", TILEKIT_TEST_SEED=" << base_seed()) { BOOST_TEST(log.count == 0u); }
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(tile_primitives)
+
+BOOST_AUTO_TEST_CASE(bit_matrix_product) { tk_test::check_bit_mma<backend>(); }
 
 using shuffle_types = std::tuple<std::int8_t, std::int32_t, std::int64_t, double, tk_test::mat2, tk_test::tracked>;
 

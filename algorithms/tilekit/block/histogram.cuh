@@ -26,6 +26,17 @@
 // is slower on every distribution, shared atomics at 32 addresses an instruction
 // (0.97x CUB uniform, 0.68x skewed at 2^28) and plain read-add-write chains more so.
 //
+// byte_tensor_counters<Block>: the same counts without a shared atomic a sample, by the
+// tensor cores. A warp's 2048 samples (64 a lane) become bit planes (a transpose of each
+// 32 bytes), which cross lanes through 2.5 KB of shared staging a warp (the 8 lanes that need
+// a lane's planes read them in one broadcast); each lane turns them into one-hot masks of
+// the samples' high and low 4 bits for its rows and columns, and the 1-bit matrix product
+// (mma .b1 .and.popc, sm_80 on; emulated by shuffles elsewhere and in the simulator) of the
+// 16 high masks by the 16 low ones counts the samples of each of the 16 x 16 values, in 8
+// registers a lane. The cost is the same whatever the distribution, where byte_counters'
+// atomics cost about one shared-memory pass per distinct value in a warp's instruction
+// (uniform bytes: ~30 of 32).
+//
 // half_counters<Block>: twice the bins a block's shared memory holds as 32-bit
 // counters (65536 bins in 128 KB): two 16-bit counters to a word, a sample one shared
 // atomic add of 1 or 1 << 16 on its word. The thread whose add takes a counter to a
@@ -152,6 +163,131 @@ class byte_counters {
  private:
   std::uint32_t* counts_;
   unsigned rank_;
+};
+
+/// Shared bytes of byte_tensor_counters for a block of `threads` threads: 256 32-bit
+/// counters, then 2.5 KB of staging a warp.
+TILEKIT_HD constexpr std::size_t byte_tensor_counters_bytes(unsigned threads) {
+  return (256 + std::size_t(threads / 32) * 32 * 20) * sizeof(std::uint32_t);
+}
+
+/// The 256 values' counts of a block's 1-byte samples, by the tensor cores' 1-bit matrix
+/// product (backend bit_mma; see the top of this file). add_words is warp-collective: each
+/// lane gives 64 samples, a warp 2048, and no sample costs a shared atomic, whatever the
+/// values. add (one sample, a shared atomic on the block's histogram) is for the few
+/// samples outside whole 16-byte vectors. Shared memory: bytes. Every thread of the
+/// block calls the constructor and wait_all.
+template <class Block>
+class byte_tensor_counters {
+  static_assert(Block::static_size > 0 && Block::static_size % 32 == 0,
+                "tilekit::byte_tensor_counters: the block's size must be a compile-time multiple of 32 (whole warps)");
+  using be = typename Block::backend;
+  using chunk_t = detail::vector_of<std::uint32_t, 4>;
+  static constexpr unsigned threads = Block::static_size;
+
+ public:
+  /// Shared bytes: byte_tensor_counters_bytes(the block's threads).
+  static constexpr std::size_t bytes = byte_tensor_counters_bytes(threads);
+
+  /// Zeroes the counters in `shared` (16-byte aligned, `bytes` long); ends with block.sync().
+  TILEKIT_HD byte_tensor_counters(const Block& block, void* shared)
+      : counts_(static_cast<std::uint32_t*>(shared)), staging_(counts_ + 256 + block.thread_rank() / 32 * 32 * row_words), lane_(be::lane_id()) {
+    const chunk_t zero{};
+    for (unsigned i = block.thread_rank(); i < 64; i += threads) detail::store_vector(counts_ + 4 * i, zero);
+    block.sync();
+  }
+
+  /// Counts the 64 samples of words[16] (4 bytes each), of which the last `zeros` are
+  /// padding: zero bytes not to be counted (a lane past the end of the input gives 16 zero
+  /// bytes a missing 16-byte vector). Warp-collective: every lane of the warp calls it
+  /// together. @pre fewer than 2^31 samples of one value (padding included) added by the warp.
+  TILEKIT_HD void add_words(const std::uint32_t (&words)[16], unsigned zeros = 0) {
+    // Bit planes of each half's 32 samples: p[i] bit 8 b + j is bit i of byte b of
+    // words[8 h + j], each byte's 8 x 8 bits transposed by swapping blocks of 4, 2, then 1
+    // bits between words. Stored at the lane's row of the warp's staging.
+    TILEKIT_UNROLL
+    for (unsigned h = 0; h < 2; ++h) {
+      std::uint32_t p[8];
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < 8; ++j) p[j] = words[8 * h + j];
+      swap_bits<4>(p, 0x0f0f0f0fu);
+      swap_bits<2>(p, 0x33333333u);
+      swap_bits<1>(p, 0x55555555u);
+      detail::store_vector(staging_ + slot(lane_, 2 * h), chunk_t{{p[0], p[1], p[2], p[3]}});
+      detail::store_vector(staging_ + slot(lane_, 2 * h + 1), chunk_t{{p[4], p[5], p[6], p[7]}});
+    }
+    zeros_ += zeros;
+    be::syncwarp(~0u);
+    // Round r: lane 4 g + t reads lane 4 r + t's planes (the 8 lanes of one t read the same
+    // words) and builds its fragments: A rows g and g + 8 (samples whose high 4 bits are g,
+    // g + 8) and B column g (low 4 bits g, then g + 8), over columns 32 t .. (the lane's first
+    // half) and 128 + 32 t .. (its second). Cell (h, l) of the products counts the samples of
+    // value 16 h + l.
+    const unsigned g = lane_ / 4, t = lane_ % 4;
+    const std::uint32_t same0 = g & 1 ? 0u : ~0u, same1 = g & 2 ? 0u : ~0u, same2 = g & 4 ? 0u : ~0u;
+    // The samples whose 3 bits (b0, b1, b2) equal g's low three: b ^ same has a 1 where they agree.
+    auto match3 = [&](std::uint32_t b0, std::uint32_t b1, std::uint32_t b2) { return (b0 ^ same0) & (b1 ^ same1) & (b2 ^ same2); };
+    TILEKIT_UNROLL
+    for (unsigned r = 0; r < 8; ++r) {
+      unsigned a[4], low_g[2], low_g8[2];
+      TILEKIT_UNROLL
+      for (unsigned h = 0; h < 2; ++h) {
+        const chunk_t low = detail::load_vector<std::uint32_t, 4>(staging_ + slot(4 * r + t, 2 * h));
+        const chunk_t high = detail::load_vector<std::uint32_t, 4>(staging_ + slot(4 * r + t, 2 * h + 1));
+        const std::uint32_t mh = match3(high.item[0], high.item[1], high.item[2]);
+        a[2 * h] = mh & ~high.item[3], a[2 * h + 1] = mh & high.item[3];
+        const std::uint32_t ml = match3(low.item[0], low.item[1], low.item[2]);
+        low_g[h] = ml & ~low.item[3], low_g8[h] = ml & low.item[3];
+      }
+      be::bit_mma(a, low_g, low_half_);
+      be::bit_mma(a, low_g8, high_half_);
+    }
+    be::syncwarp(~0u);  // every lane's planes read before the next add_words stores
+  }
+  /// Counts one sample of value v (0..255): a shared atomic add. (`set` is for byte_counters' interface: 0.)
+  TILEKIT_HD void add(unsigned v, unsigned /*set*/ = 0) const { be::atomic_add(counts_ + v, std::uint32_t(1)); }
+  /// Adds every lane's product cells to the block's counters (less the padding), then block.sync().
+  TILEKIT_HD void wait_all(const Block& block) const {
+    // Lane 4 g + t holds cells (g, 2 t), (g, 2 t + 1), (g + 8, 2 t), (g + 8, 2 t + 1): value 16 h + l,
+    // of low values 0 .. 7 (low_half_) and 8 .. 15 (high_half_).
+    const unsigned g = lane_ / 4, t = lane_ % 4;
+    TILEKIT_UNROLL
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned v = 16 * (g + 8 * (i / 2)) + 2 * t + i % 2;
+      if (low_half_[i] != 0) be::atomic_add(counts_ + v, std::uint32_t(low_half_[i]));
+      if (high_half_[i] != 0) be::atomic_add(counts_ + v + 8, std::uint32_t(high_half_[i]));
+    }
+    if (zeros_ != 0) be::atomic_add(counts_, 0u - zeros_);  // (wraps: value 0's cells counted them)
+    block.sync();
+  }
+  /// Value v's count over the block, after wait_all (at most 2^32 - 1: the block's samples).
+  TILEKIT_HD std::uint32_t total(unsigned v, unsigned /*set*/ = 0) const { return counts_[v]; }
+
+ private:
+  // p[j] and p[j + S] (j & S == 0) swap their bits i + S and i of each byte (i & S == 0: the
+  // bits of m; ~m is m << S). Two shifts and two 3-input logic operations a pair.
+  template <unsigned S>
+  TILEKIT_HD static void swap_bits(std::uint32_t (&p)[8], std::uint32_t m) {
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < 8; ++j) {
+      if (j & S) continue;
+      const std::uint32_t high = p[j], low = p[j + S];
+      p[j] = detail::bit_select(m, high, low << S);
+      p[j + S] = detail::bit_select(m, high >> S, low);
+    }
+  }
+  // Word offset of chunk c (0 .. 3: half c / 2's low planes, then its high ones) of lane `row`'s
+  // planes. Rows are 80 bytes apart (64 used), so that a quarter warp's stores (rows 8 s ..
+  // 8 s + 7, one c) and a warp's loads (rows 4 r .. 4 r + 3, one c) each fall in different
+  // groups of four banks, and a lane's loads are its row's address plus a constant.
+  TILEKIT_HD static unsigned slot(unsigned row, unsigned c) { return row * row_words + c * 4; }
+  static constexpr unsigned row_words = 20;
+
+  std::uint32_t* counts_;
+  std::uint32_t* staging_;
+  unsigned lane_;
+  unsigned zeros_ = 0;
+  int low_half_[4] = {0, 0, 0, 0}, high_half_[4] = {0, 0, 0, 0};
 };
 
 /// Shared bytes of half_counters for `bins` bins: a 32-bit word per two bins.

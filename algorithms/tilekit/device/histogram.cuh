@@ -430,9 +430,14 @@ struct spread_histogram_kernel {
 // forms); where the rows are a multiple of 16 bytes apart (vector_rows) every row has the
 // same samples before its first 16-byte boundary, and its whole 16-byte vectors are read
 // as such, the rest item by item. Without Rows, one row (rows is 1): the 1D loop alone.
-template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false>
+// With Tensor (one channel, one row) the block counts whole vectors with byte_tensor_counters
+// (the tensor cores' 1-bit product; shuffles where the architecture lacks it), 32 samples a
+// lane in warp-uniform trips, and the rest with shared atomics.
+template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
+          bool Tensor = byte_histogram_tuning::tensor_cores>
 struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
+  static constexpr bool tensor = Tensor && Channels == 1 && !Rows;
   // Blocks of 512 threads, fewer for many channels (two blocks per SM).
   static constexpr unsigned Threads = Active <= 4    ? byte_histogram_tuning::threads
                                       : Active <= 8  ? byte_histogram_tuning::threads / 2
@@ -442,7 +447,12 @@ struct byte_histogram_kernel {
   // Warps per shared histogram (byte_histogram_tuning), at most the block's.
   static constexpr unsigned warps_per_histogram =
       byte_histogram_tuning::warps_per_histogram < Threads / 32 ? byte_histogram_tuning::warps_per_histogram : Threads / 32;
-  static constexpr std::size_t counter_bytes = std::size_t(Threads / 32 / warps_per_histogram) * Active * 256 * sizeof(std::uint32_t);
+  template <class Block>
+  using counters_of = stdx::conditional_t<tensor && Block::backend::has_bit_mma, byte_tensor_counters<Block>,
+                                          byte_counters<Block, Active, warps_per_histogram>>;
+  static constexpr std::size_t counter_bytes =
+      tensor ? byte_tensor_counters_bytes(Threads)
+             : std::size_t(Threads / 32 / warps_per_histogram) * Active * 256 * sizeof(std::uint32_t);
   // Range bins of at most 257 levels a channel are looked up in a copy of the levels in shared
   // memory when the values are mapped to bins: each thread loads its share of the levels into
   // registers at the start (the round trip hidden behind the samples'), and stores them before
@@ -478,10 +488,10 @@ struct byte_histogram_kernel {
     auto block = ctx.template block<Threads>();
     using block_t = decltype(block);
     using be = typename block_t::backend;
-    using counters_t = byte_counters<block_t, Active, warps_per_histogram>;
-    static_assert(counters_t::bytes == counter_bytes, "byte_histogram_kernel: counter_bytes is byte_counters' size");
+    using counters_t = counters_of<block_t>;
+    static_assert(counters_t::bytes <= counter_bytes, "byte_histogram_kernel: counter_bytes holds the counters");
     unsigned char* shared = ctx.template shared_array<unsigned char>(shared_bytes);
-    const counters_t local(block, shared);
+    counters_t local(block, shared);
     // This thread's share of the levels (stages_levels): levels rank, rank + Threads, ... of
     // each channel. (Channels index the kernel's arrays at compile time here and below: a
     // run-time index puts the kernel's parameters in local memory, and every load through
@@ -587,6 +597,35 @@ struct byte_histogram_kernel {
           count_words(load_vector<std::uint32_t, 4>(address(row, k)), head + 16 * k);
           advance(row, k);
         }
+      } else if constexpr (tensor && be::has_bit_mma) {
+        // Warp-uniform trips (add_words is warp-collective): a lane's vectors v, v + threads,
+        // v + 2 threads, v + 3 threads; lanes past the end give zero vectors, not counted.
+        const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
+        const count_t lane = block.thread_rank() % 32;
+        auto add_vectors = [&](const vector_of<std::uint32_t, 4> (&x)[4], unsigned zeros) {
+          std::uint32_t w[16];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < 16; ++u) w[u] = x[u / 4].item[u % 4];
+          local.add_words(w, zeros);
+        };
+        count_t v = thread;
+        for (; v - lane + 31 + 3 * threads < vectors; v += 4 * threads) {  // 4 vectors for every lane of the warp
+          vector_of<std::uint32_t, 4> x[4];
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < 4; ++u) x[u] = load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads));
+          add_vectors(x, 0);
+        }
+        if (v - lane < vectors) {  // the warp's first lane has a vector: the last trip
+          vector_of<std::uint32_t, 4> x[4];
+          unsigned zeros = 0;
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < 4; ++u) {
+            const bool here = v + u * threads < vectors;
+            x[u] = here ? load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads)) : vector_of<std::uint32_t, 4>{};
+            zeros += here ? 0u : 16u;
+          }
+          add_vectors(x, zeros);
+        }
       } else {
         const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
         count_vectors(vectors, [&](count_t v, count_t& at) {
@@ -645,12 +684,13 @@ unsigned histogram_grid(const Launcher& launcher, count_t n, count_t per_block, 
 // row_stride apart, at in, its counters zeroed first: no more blocks than fill the GPU once
 // (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
 // samples a block (32-bit counts). @pre rows >= 1 (1 without Rows), row_samples >= 1.
-template <unsigned Channels, unsigned Active, bool Rows, class Launcher, class In, class Counter, class Binner, std::size_t... C>
+template <unsigned Channels, unsigned Active, bool Rows, bool Tensor = byte_histogram_tuning::tensor_cores, class Launcher,
+          class In, class Counter, class Binner, std::size_t... C>
 typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t row_samples, count_t rows,
                                                  count_t row_stride, Counter* const (&counters)[Active],
                                                  const int (&bins)[Active], const Binner (&binners)[Active],
                                                  stdx::index_sequence<C...>) {
-  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows>;
+  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows, Tensor>;
   const count_t n = row_samples * rows;
   const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
   const count_t fewest = (n >> 31) + 1;

@@ -45,6 +45,13 @@
 #  define TILEKIT_HAS_REDUX 0
 #endif
 
+// The 1-bit tensor-core product (mma .b1 m16n8k256 .and.popc) exists from sm_80 on.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#  define TILEKIT_HAS_BIT_MMA 1
+#else
+#  define TILEKIT_HAS_BIT_MMA 0
+#endif
+
 // Thread-block clusters (cooperative_groups' cluster_group, distributed shared memory)
 // exist from sm_90 on; cooperative_groups defines _CG_HAS_CLUSTER_GROUP only then.
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

@@ -27,6 +27,8 @@
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
 //              syncwarp(mask)
+//   tensor     has_bit_mma and bit_mma(a, b, d): the warp's 16x8x256 1-bit matrix product
+//              (AND, popcount), where has_bit_mma (bit_mma_by_shuffles emulates it for a backend)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
 //              fence, is_shared, pause(ns) (a poller's back-off), wait_for_prior_grid /
@@ -64,6 +66,30 @@ TILEKIT_HD auto tiled_partition(const Parent& parent) {
 enum class shfl_kind { idx, up, down, bfly };
 
 namespace detail {
+/// d += A x B of the warp's 1-bit 16x256 A and 256x8 B, the product's multiply AND and
+/// its sum a popcount (PTX mma.m16n8k256.row.col.s32.b1.b1.s32.and.popc), by shuffles:
+/// for a backend or an architecture without the instruction. Lane l = 4 g + t (g = l / 4,
+/// t = l % 4) holds, as PTX lays the fragments out: a[0] row g and a[1] row g + 8 of
+/// A's columns 32 t .. 32 t + 31 (bit i: column 32 t + i), a[2] and a[3] the same rows of columns
+/// 128 + 32 t ..; b[0] column g of B's rows 32 t .. 32 t + 31, b[1] of rows 128 + 32 t ..;
+/// d[0], d[1] row g, columns 2 t and 2 t + 1 of the product; d[2], d[3] row g + 8.
+/// @pre all 32 lanes of the warp call it together.
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Be>
+TILEKIT_HD void bit_mma_by_shuffles(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) {
+  const unsigned lane = Be::lane_id(), g = lane / 4, t = lane % 4;
+  for (unsigned from = 0; from < 4; ++from) {  // the columns (rows of B) lanes 4 x + from hold
+    unsigned rows[4] = {a[0], a[1], a[2], a[3]}, left[2] = {b[0], b[1]}, right[2] = {b[0], b[1]};
+    Be::template shfl<shfl_kind::idx, unsigned, 4>(~0u, rows, 4 * g + from, 32);
+    Be::template shfl<shfl_kind::idx, unsigned, 2>(~0u, left, 4 * (2 * t) + from, 32);
+    Be::template shfl<shfl_kind::idx, unsigned, 2>(~0u, right, 4 * (2 * t + 1) + from, 32);
+    for (unsigned r = 0; r < 2; ++r) {  // rows[r], rows[r + 2]: row g + 8 r
+      d[2 * r] += int(popc(rows[r] & left[0]) + popc(rows[r + 2] & left[1]));
+      d[2 * r + 1] += int(popc(rows[r] & right[0]) + popc(rows[r + 2] & right[1]));
+    }
+  }
+}
+
 template <class B, class = void>
 struct has_placement : stdx::false_type {};
 template <class B>

@@ -260,6 +260,24 @@ struct gpu_backend {
     return v;
 #endif
   }
+
+  // ---- tensor cores
+  /// Whether bit_mma runs on the tensor cores (sm_80 on); elsewhere it is emulated by shuffles.
+  static constexpr bool has_bit_mma = TILEKIT_HAS_BIT_MMA;
+  /// d += A x B, the warp's 1-bit 16x256 A and 256x8 B, multiply AND, sum a popcount
+  /// (mma.m16n8k256.row.col.s32.b1.b1.s32.and.popc; fragments: detail::bit_mma_by_shuffles).
+  /// @pre all 32 lanes of the warp call it together.
+  __device__ static void bit_mma(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) {
+#if TILEKIT_HAS_BIT_MMA
+    asm volatile(
+        "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#else
+    detail::bit_mma_by_shuffles<gpu_backend>(a, b, d);
+#endif
+  }
 };
 
 /// tile<N>: N lanes of one warp (core/group.hpp's basic_tile on the GPU).

@@ -312,6 +312,13 @@ struct byte_histogram_tuning {
   // skewed and all equal, within 1%; 2026-12-03).
   static constexpr bool overlap = false;
 #endif
+  // One-byte samples of one channel counted by the tensor cores (byte_tensor_counters, sm_80 on)
+  // in place of shared atomics. Off until measured on the GPU (perf/results/2026-12-05-histogram-tensor).
+#if defined(TILEKIT_BYTE_HISTOGRAM_TENSOR)  // for measuring
+  static constexpr bool tensor_cores = TILEKIT_BYTE_HISTOGRAM_TENSOR;
+#else
+  static constexpr bool tensor_cores = false;
+#endif
 };
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
