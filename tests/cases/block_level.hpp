@@ -453,6 +453,72 @@ void check_block_histogram(bin_pattern pattern, unsigned bins, unsigned valid_it
   }
 }
 
+// byte_tensor_counters in a user's kernel: each warp adds `trips` groups of 64 samples a lane
+// (the last trip's last `pad` samples of every lane zero bytes given as padding), each thread
+// adds `singles` samples one by one, and the block writes its 256 totals.
+template <unsigned Threads>
+struct byte_tensor_body {
+  const unsigned* words;  // 16 a lane a trip, per block
+  const unsigned char* singles;
+  unsigned trips, pad, single_count;
+  unsigned* totals;  // 256 per block
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    using counters_t = tilekit::byte_tensor_counters<decltype(block)>;
+    counters_t counts(block, ctx.template shared_array<unsigned char>(counters_t::bytes));
+    const std::size_t t = std::size_t(block.group_index().x) * Threads + block.thread_rank();
+    for (unsigned trip = 0; trip < trips; ++trip) {
+      std::uint32_t w[16];
+      for (unsigned k = 0; k < 16; ++k) w[k] = words[(t * trips + trip) * 16 + k];
+      counts.add_words(w, trip + 1 == trips ? pad : 0u);
+    }
+    for (unsigned k = 0; k < single_count; ++k) counts.add(singles[t * single_count + k]);
+    counts.wait_all(block);
+    for (unsigned v = block.thread_rank(); v < 256; v += Threads) totals[block.group_index().x * 256 + v] = counts.total(v);
+  }
+};
+
+template <class B, unsigned Threads>
+void check_byte_tensor_counters(bin_pattern pattern, unsigned trips, unsigned pad, unsigned singles) {
+  auto g = rng_for(next_salt());
+  const unsigned blocks = 2;
+  const std::size_t lanes = std::size_t(blocks) * Threads;
+  const unsigned char hot = (unsigned char)(g() % 256);
+  auto sample = [&]() -> unsigned char {
+    return pattern == bin_pattern::uniform ? (unsigned char)(g()) : pattern == bin_pattern::one_bin ? hot : g() % 4 ? hot : (unsigned char)(g());
+  };
+  std::vector<unsigned> words(lanes * trips * 16);
+  std::vector<unsigned char> ones(lanes * singles);
+  std::vector<unsigned> want(std::size_t(blocks) * 256, 0);
+  for (std::size_t lane = 0; lane < lanes; ++lane)
+    for (unsigned trip = 0; trip < trips; ++trip)
+      for (unsigned byte = 0; byte < 64; ++byte) {  // byte k of the lane's trip: byte k % 4 of word k / 4
+        const bool padding = trip + 1 == trips && byte >= 64 - pad;
+        const unsigned char v = padding ? 0 : sample();
+        words[(lane * trips + trip) * 16 + byte / 4] |= unsigned(v) << (8 * (byte % 4));
+        if (!padding) ++want[lane / Threads * 256 + v];
+      }
+  for (std::size_t i = 0; i < ones.size(); ++i) {
+    ones[i] = sample();
+    ++want[i / (std::size_t(Threads) * singles) * 256 + ones[i]];
+  }
+  buf<unsigned> d_words(words);
+  buf<unsigned char> d_ones(ones.empty() ? std::vector<unsigned char>(1) : ones);
+  buf<unsigned> d_totals(std::size_t(blocks) * 256, poison<unsigned>());
+  B::run(blocks, Threads, byte_tensor_body<Threads>{d_words.data(), d_ones.data(), trips, pad, singles, d_totals.data()},
+         tilekit::byte_tensor_counters_bytes(Threads));
+  const auto got = d_totals.to_host();
+  BOOST_TEST_CONTEXT(B::name << " block<" << Threads << "> byte_tensor_counters " << name(pattern) << " trips " << trips << " pad " << pad
+                             << " singles " << singles << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (std::size_t k = 0; k < want.size(); ++k) log.expect(got[k], want[k], "block " + std::to_string(k / 256) + " value " + std::to_string(k % 256));
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 // ---------------------------------------------------------------- flag_heads
 
 template <unsigned Threads, int K>
@@ -617,6 +683,17 @@ BOOST_AUTO_TEST_CASE(histogram_in_shared_memory) {
         check_block_histogram<backend, T, 1>(p, bins, T / 2 + 7);
       }
   });
+}
+
+// The tensor cores' byte counts (shuffles in the simulator): whole trips, padding up to a
+// whole trip (64 zero bytes a lane: nothing counted), and single samples beside them.
+BOOST_AUTO_TEST_CASE(byte_counts_by_the_tensor_cores) {
+  using namespace tk_test;
+  for (bin_pattern p : {bin_pattern::uniform, bin_pattern::one_bin, bin_pattern::skewed}) {
+    check_byte_tensor_counters<backend, 64>(p, 1, 0, 0);
+    check_byte_tensor_counters<backend, 256>(p, 3, 17, 2);
+    check_byte_tensor_counters<backend, 128>(p, 2, 64, 1);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(flag_heads_across_threads_and_blocks) {
