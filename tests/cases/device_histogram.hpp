@@ -71,9 +71,8 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
 // product; shuffles in the simulator) whatever byte_histogram_tuning::tensor_cores says.
 template <class Sample, class Binner>
 void check_tensor_byte_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
-                                 std::size_t offset) {
+                                 std::size_t offset, decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   check_histogram_run(samples, bins, binner, what + " (tensor counters)", offset, 0, [&](Sample* in, std::int64_t n, unsigned* counters) {
-    auto launcher = ::backend::launcher();
     unsigned* const channel_counters[1] = {counters};
     const int channel_bins[1] = {bins};
     const Binner channel_binners[1] = {binner};
@@ -293,9 +292,10 @@ BOOST_AUTO_TEST_CASE(byte_samples_one_value_and_iterators) {
   BOOST_TEST(is_poison(got[256]));
 }
 
-// byte_tensor_counters through the 1-byte kernel: every spread, sizes around a lane's 32
-// samples, a warp's 1024 and the block's trips (whole and partial trips, lanes past the end
-// adding nothing, the row's ends item by item), misaligned starts, a value per sample in
+// byte_tensor_counters through the 1-byte kernel: every spread, sizes around a lane's 64
+// samples, a warp's 2048 and the block's trips (whole trips of 4 vectors a lane where few
+// blocks share the samples, a last partial trip with lanes past the end adding nothing, the
+// row's ends item by item), misaligned starts, a value per sample in
 // its own bin (even bins), signed samples partly outside 11 bins (values mapped to bins
 // after the counting, as for every binner), and runs of the edge values 0x00 / 0xFF / 0x80 / 0x7F.
 BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) {
@@ -307,6 +307,9 @@ BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) {
       const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
       for (std::size_t offset : {0, 7})
         check_tensor_byte_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s), offset);
+      if (n >= 40000)
+        check_tensor_byte_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8, few blocks, ") + name(s),
+                                    3, ::backend::launcher_with_few_blocks());
     }
     const auto signed_bytes = histogram_samples<signed char>(big, -128, 127, s, g);
     check_tensor_byte_histogram(signed_bytes, 11, tilekit::even_bins<signed char, int>(12, -50, 60), std::string("int8 ") + name(s), 5);
