@@ -19,7 +19,7 @@
 #ifndef VARIANT
 #define VARIANT "base"
 #endif
-#include "timing.cuh"
+#include "../2026-12-04-h200-argmin-keys/timing.cuh"
 
 template <bool Tensor>
 cudaError_t tk_histogram(const unsigned char* in, long long n, int* hist) {
