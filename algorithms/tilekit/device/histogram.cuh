@@ -430,9 +430,9 @@ struct spread_histogram_kernel {
 // forms); where the rows are a multiple of 16 bytes apart (vector_rows) every row has the
 // same samples before its first 16-byte boundary, and its whole 16-byte vectors are read
 // as such, the rest item by item. Without Rows, one row (rows is 1): the 1D loop alone.
-// With Tensor (one channel, one row) the block counts whole vectors with byte_tensor_counters
-// (the tensor cores' 1-bit product; shuffles where the architecture lacks it), 32 samples a
-// lane in warp-uniform trips, and the rest with shared atomics.
+// With Tensor (one channel, one row) and a backend with has_bit_mma (sm_80 on), the block
+// counts whole vectors with byte_tensor_counters (the tensor cores' 1-bit product), 64 samples
+// a lane in warp-uniform trips, and the rest with shared atomics.
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
           bool Tensor = byte_histogram_tuning::tensor_cores>
 struct byte_histogram_kernel {

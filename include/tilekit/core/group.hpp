@@ -27,8 +27,9 @@
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
 //              syncwarp(mask)
-//   tensor     has_bit_mma and bit_mma(a, b, d): the warp's 16x8x256 1-bit matrix product
-//              (AND, popcount), where has_bit_mma (bit_mma_by_shuffles emulates it for a backend)
+//   tensor     bit_mma(a, b, d): the warp's 16x8x256 1-bit matrix product (AND, popcount);
+//              has_bit_mma: whether algorithms take their paths built on it (the GPU from sm_80,
+//              where it is the tensor cores'; detail::bit_mma_by_shuffles emulates it elsewhere)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
 //              fence, is_shared, pause(ns) (a poller's back-off), wait_for_prior_grid /
@@ -102,7 +103,10 @@ template <class B>
 struct has_warp_ops<B, stdx::void_t<decltype(B::template shfl<shfl_kind::idx, unsigned>(0u, stdx::declval<unsigned (&)[1]>(), 0u, 32)),
                                     decltype(B::ballot(0u, true)), decltype(B::any(0u, true)), decltype(B::all(0u, true)),
                                     decltype(B::match_any(0u, 0u)), decltype(B::syncwarp(0u)),
-                                    decltype(B::has_redux)>> : stdx::true_type {};
+                                    decltype(B::has_redux), decltype(B::has_bit_mma),
+                                    decltype(B::bit_mma(stdx::declval<const unsigned (&)[4]>(),
+                                                        stdx::declval<const unsigned (&)[2]>(),
+                                                        stdx::declval<int (&)[4]>()))>> : stdx::true_type {};
 template <class B, class = void>
 struct has_memory_ops : stdx::false_type {};
 template <class B>
@@ -130,7 +134,7 @@ struct backend_contract {
                 "num_blocks, block_rank and grid_sync");
   static_assert(detail::has_warp_ops<Backend>::value,
                 "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
-                "syncwarp and has_redux");
+                "syncwarp, has_redux, has_bit_mma and bit_mma(a[4], b[2], d[4])");
   static_assert(detail::has_memory_ops<Backend>::value,
                 "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared, "
                 "wait_for_prior_grid and allow_next_grid");

@@ -251,7 +251,8 @@ struct backend {
     else if constexpr (Op == builtin_op::bit_or) return static_cast<T>(reduce_or_sync(m, static_cast<unsigned>(v)));
     else return static_cast<T>(reduce_xor_sync(m, static_cast<unsigned>(v)));
   }
-  /// True: bit_mma is emulated by shuffles (on the GPU it is the tensor cores' from sm_80).
+  /// True: the simulator takes the paths built on bit_mma, as the GPU does from sm_80 (here
+  /// emulated by shuffles).
   static constexpr bool has_bit_mma = true;
   /// mma .b1 m16n8k256 .and.popc: d += A x B over the warp's fragments (detail::bit_mma_by_shuffles).
   static void bit_mma(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) {
