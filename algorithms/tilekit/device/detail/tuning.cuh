@@ -319,6 +319,14 @@ struct byte_histogram_tuning {
 #else
   static constexpr bool tensor_cores = false;
 #endif
+  // Its blocks: a lane holds the next trip's 4 vectors while it counts the current one
+  // (~80 registers), so fewer threads a multiprocessor than the atomics' 1024.
+#if defined(TILEKIT_BYTE_HISTOGRAM_TENSOR_THREADS)  // for measuring
+  static constexpr unsigned tensor_threads = TILEKIT_BYTE_HISTOGRAM_TENSOR_THREADS,
+                            tensor_blocks_per_sm = TILEKIT_BYTE_HISTOGRAM_TENSOR_BLOCKS_PER_SM;
+#else
+  static constexpr unsigned tensor_threads = 256, tensor_blocks_per_sm = 3;
+#endif
 };
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
