@@ -439,15 +439,10 @@ struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
   static constexpr bool tensor = Tensor && Channels == 1 && !Rows;
   // Blocks of 512 threads, fewer for many channels (two blocks per SM).
-  static constexpr unsigned Threads = tensor         ? byte_histogram_tuning::tensor_threads
-                                      : Active <= 4    ? byte_histogram_tuning::threads
+  static constexpr unsigned Threads = Active <= 4    ? byte_histogram_tuning::threads
                                       : Active <= 8  ? byte_histogram_tuning::threads / 2
                                       : Active <= 16 ? byte_histogram_tuning::threads / 4
                                                      : byte_histogram_tuning::threads / 8;
-  // Blocks a multiprocessor: the grid's, and the tensor path's launch bounds (its registers).
-  // The atomics' kernels keep 1024 threads' worth of registers (64) whatever their block.
-  static constexpr unsigned blocks_per_sm = tensor ? byte_histogram_tuning::tensor_blocks_per_sm : byte_histogram_tuning::blocks_per_sm;
-  static constexpr unsigned MinBlocksPerSM = tensor ? blocks_per_sm : 1024 / Threads;
   static constexpr unsigned in_flight = byte_histogram_tuning::vectors;  // 16-byte vectors per thread per trip
   // Warps per shared histogram (byte_histogram_tuning), at most the block's.
   static constexpr unsigned warps_per_histogram =
@@ -613,25 +608,12 @@ struct byte_histogram_kernel {
           for (unsigned u = 0; u < 16; ++u) w[u] = x[u / 4].item[u % 4];
           local.add_words(w, zeros);
         };
-        // Whole trips (4 vectors for every lane of the warp), each loaded while the one before
-        // is counted: a warp waited for its loads, then counted, at ~60% of the read limit.
-        auto whole = [&](count_t at) { return at - lane + 31 + 3 * threads < vectors; };
-        auto load_trip = [&](vector_of<std::uint32_t, 4> (&x)[4], count_t at) {
-          TILEKIT_UNROLL
-          for (unsigned u = 0; u < 4; ++u) x[u] = load_vector<std::uint32_t, 4>(words + 4 * (at + u * threads));
-        };
         count_t v = thread;
-        if (whole(v)) {
+        for (; v - lane + 31 + 3 * threads < vectors; v += 4 * threads) {  // 4 vectors for every lane of the warp
           vector_of<std::uint32_t, 4> x[4];
-          load_trip(x, v);
-          for (bool more = true; more; v += 4 * threads) {
-            vector_of<std::uint32_t, 4> next[4] = {};
-            more = whole(v + 4 * threads);
-            if (more) load_trip(next, v + 4 * threads);
-            add_vectors(x, 0);
-            TILEKIT_UNROLL
-            for (unsigned u = 0; u < 4; ++u) x[u] = next[u];
-          }
+          TILEKIT_UNROLL
+          for (unsigned u = 0; u < 4; ++u) x[u] = load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads));
+          add_vectors(x, 0);
         }
         if (v - lane < vectors) {  // the warp's first lane has a vector: the last trip
           vector_of<std::uint32_t, 4> x[4];
@@ -713,7 +695,7 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
   const count_t fewest = (n >> 31) + 1;
   const count_t fit = histogram_grid(launcher, n, count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
-                                     body_t::blocks_per_sm);
+                                     byte_histogram_tuning::blocks_per_sm);
   const count_t grid = fit > fewest ? fit : fewest;
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
   // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes),

@@ -313,19 +313,12 @@ struct byte_histogram_tuning {
   static constexpr bool overlap = false;
 #endif
   // One-byte samples of one channel counted by the tensor cores (byte_tensor_counters, sm_80 on)
-  // in place of shared atomics. Off until measured on the GPU (perf/results/2026-12-05-histogram-tensor).
+  // in place of shared atomics. Off: on the H200 1.25-1.31x CUB on uniform bytes at 2^28-2^30 but
+  // 0.79-0.91x on skewed / all-equal ones, bound by its shared staging (perf/results/2026-12-05-histogram-tensor).
 #if defined(TILEKIT_BYTE_HISTOGRAM_TENSOR)  // for measuring
   static constexpr bool tensor_cores = TILEKIT_BYTE_HISTOGRAM_TENSOR;
 #else
   static constexpr bool tensor_cores = false;
-#endif
-  // Its blocks: a lane holds the next trip's 4 vectors while it counts the current one
-  // (~80 registers), so fewer threads a multiprocessor than the atomics' 1024.
-#if defined(TILEKIT_BYTE_HISTOGRAM_TENSOR_THREADS)  // for measuring
-  static constexpr unsigned tensor_threads = TILEKIT_BYTE_HISTOGRAM_TENSOR_THREADS,
-                            tensor_blocks_per_sm = TILEKIT_BYTE_HISTOGRAM_TENSOR_BLOCKS_PER_SM;
-#else
-  static constexpr unsigned tensor_threads = 256, tensor_blocks_per_sm = 3;
 #endif
 };
 
@@ -362,8 +355,9 @@ struct distinct_tuning {
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
   // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
   // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
-  // the scatters at 1-1.7 TB/s (2026-12-03/04); more blocks with smaller tiles would overlap
-  // one block's barriers with another's loads. -DTILEKIT_DISTINCT_SCATTER_ITEMS /
+  // the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one block's
+  // barriers with another's loads, ran 14-24% slower at 50-100% distinct (H200, 2026-12-05,
+  // perf/results/2026-12-04-distinct-sketch). -DTILEKIT_DISTINCT_SCATTER_ITEMS /
   // -DTILEKIT_DISTINCT_SCATTER_BLOCKS override (for measuring).
 #if defined(TILEKIT_DISTINCT_SCATTER_ITEMS)
   static constexpr unsigned scatter_items = TILEKIT_DISTINCT_SCATTER_ITEMS;
@@ -377,7 +371,8 @@ struct distinct_tuning {
 #endif
   // piece_dedup's grid: this many waves of blocks at most, each block taking pieces grid-stride
   // (with 1, each block does several and asks L2 for its next before it does one).
-  // -DTILEKIT_DISTINCT_DEDUP_WAVES overrides (for measuring). Chosen without measuring.
+  // -DTILEKIT_DISTINCT_DEDUP_WAVES overrides (for measuring). H200 (2026-12-05): 1 or 2 waves within
+  // 1% of 8 at 2^20-2^28, slower at 2^28 with 50-100% distinct (perf/results/2026-12-04-distinct-sketch).
 #if defined(TILEKIT_DISTINCT_DEDUP_WAVES)
   static constexpr unsigned dedup_waves = TILEKIT_DISTINCT_DEDUP_WAVES;
 #else
