@@ -29,9 +29,9 @@
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
-// reduce, the write). Inputs of a few 1024-thread chunks skip the hand-off too: one 1024-thread block reads them
-// all, or (items of at most 4 bytes, GPUs with clusters) one cluster of 8 such blocks
-// meets in block 0's shared memory (reduce_cluster_kernel); neither needs temporary storage.
+// reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs of a
+// few such chunks (items of at most 4 bytes, GPUs with clusters) are one cluster of 8 such blocks
+// that meets in block 0's shared memory (reduce_cluster_kernel); neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
@@ -215,7 +215,9 @@ struct reduce_kernel {
   using value_type = T;
   using op_type = Op;
   static constexpr unsigned threads = Threads;
-  static constexpr unsigned tail_batch = 4;  // tail loads in flight per thread before they are combined (item(0..3) below)
+  // Tail loads in flight a thread before they are combined: a tail of up to a chunk (4096 int32 at
+  // 256 threads) in one round trip to memory for items of up to 4 bytes, in two for 8-byte ones.
+  static constexpr unsigned tail_batch = sizeof(T) <= 4 ? 16 : sizeof(T) <= 8 ? 8 : 4;
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
   Out out;
@@ -294,7 +296,9 @@ struct reduce_kernel {
         auto item = [&](unsigned k) {  // past rest: the last item again, loaded but not used
           return rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);
         };
-        const T x[tail_batch] = {item(0), item(1), item(2), item(3)};
+        T x[tail_batch];
+        TILEKIT_UNROLL
+        for (unsigned k = 0; k < tail_batch; ++k) x[k] = item(k);
         TILEKIT_UNROLL
         for (unsigned k = 0; k < tail_batch; ++k)
           if (first + count_t(k) * Threads < rest) {
@@ -617,8 +621,12 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   }
   if constexpr (widens) {
     if (wide) {
+      if (n <= wide_shape::chunk) {  // up to one chunk of the wide block: every load issued at once, as above
+        using wide_one_t = detail::reduce_one_block_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
+        return launcher.run(1, wide_t::threads, wide_one_t{in, unsigned(n), unsigned(head), out, op, init},
+                            sizeof(reduce_storage<T, wide_t::threads>));
+      }
       const wide_t body{in, n, head, (n - head) / wide_shape::chunk, out, op, init, nullptr, 0};  // (the same head: 16-byte vectors)
-      if (n <= wide_shape::chunk) return launcher.run(1, wide_t::threads, body, sizeof(reduce_storage<T, wide_t::threads>));
       if constexpr (narrow) {
         using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, wide_t>;
         return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, wide_t::threads,
