@@ -215,9 +215,10 @@ struct reduce_kernel {
   using value_type = T;
   using op_type = Op;
   static constexpr unsigned threads = Threads;
-  // Tail loads in flight a thread before they are combined: a tail of up to a chunk (4096 int32 at
-  // 256 threads) in one round trip to memory for items of up to 4 bytes, in two for 8-byte ones.
-  static constexpr unsigned tail_batch = sizeof(T) <= 4 ? 16 : sizeof(T) <= 8 ? 8 : 4;
+  // Tail loads a thread issues before it combines them. 16 took 2^18 + 4000 int32 from 6.27 to
+  // 6.08 us on the H200 but floats from 7.04 to 9.18: ptxas put each float load right before
+  // its add, so the loads went one round trip at a time (perf/results/2026-12-05-reduce-shapes).
+  static constexpr unsigned tail_batch = 4;
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
   Out out;
@@ -296,9 +297,7 @@ struct reduce_kernel {
         auto item = [&](unsigned k) {  // past rest: the last item again, loaded but not used
           return rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);
         };
-        T x[tail_batch];
-        TILEKIT_UNROLL
-        for (unsigned k = 0; k < tail_batch; ++k) x[k] = item(k);
+        const T x[tail_batch] = {item(0), item(1), item(2), item(3)};
         TILEKIT_UNROLL
         for (unsigned k = 0; k < tail_batch; ++k)
           if (first + count_t(k) * Threads < rest) {
