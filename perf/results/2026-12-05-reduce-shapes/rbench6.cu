@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // focused device sum: tilekit vs CUB (toolkit), int32 and float, L2 flushed before each timed call, events, median of 41.
 // Variants of the one-block / cluster path are builds of this file with -DTILEKIT_REDUCE_CLUSTER_BLOCKS=..
 #include <tilekit/device/reduce.cuh>

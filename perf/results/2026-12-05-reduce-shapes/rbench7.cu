@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // sizes that are not powers of two: the cub facade (tilekit) against CUB (toolkit) on the same data,
 // L2 flushed before each timed call, events, median of 21; every output checked against CUB's first.
 #include <tilekit/cub/device_reduce.cuh>
