@@ -429,9 +429,9 @@ BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
     }
   };
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
-  const std::int64_t ints = tilekit::detail::reduce_shape<const int*, wide>::chunk * (launcher.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 1);
-  const std::int64_t longs = tilekit::detail::reduce_shape<const long long*, wide>::chunk;
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
+  const std::int64_t ints = one_wide * (launcher.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 1);
+  const std::int64_t longs = tilekit::detail::reduce_shape<const long long*, wide>::chunk;
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
   check(0, ints, false);
   check(0, ints + 1, true);

@@ -218,7 +218,7 @@ struct reduce_kernel {
   // Tail loads a thread issues before it combines them. 16 took 2^18 + 4000 int32 from 6.27 to
   // 6.08 us on the H200 but floats from 7.04 to 9.18: ptxas put each float load right before
   // its add, so the loads went one round trip at a time (perf/results/2026-12-05-reduce-shapes).
-  static constexpr unsigned tail_batch = 4;
+  static constexpr unsigned tail_batch = 4;  // (item(0..3) below)
   In in;
   count_t n, head, whole_chunks;  // head: items before the first 16-byte boundary
   Out out;
