@@ -91,6 +91,7 @@ struct rle_kernel {
   NumOut num_out;
   bool vector_in;
   launch_states<run_mark, States> states;
+  count_t ahead = 0;  // the chunk whose input this one's block asks L2 for: chunk + ahead (prefetch_tuning; 0: none)
 
   // The position of the last head among the lanes `lanes` of a row (heads[j]: the
   // ballot of slot j; lanes not 0), as lane * V + slot.
@@ -116,7 +117,10 @@ struct rle_kernel {
       return;
     }
     const unsigned long long seen = states.template read_counter<be>();
-    if (block.thread_rank() == 0) states.template warm<be>(chunk);  // as the scan (scan.cuh)
+    if (block.thread_rank() == 0) {
+      states.template warm<be>(chunk);  // as the scan (scan.cuh)
+      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
+    }
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
@@ -266,9 +270,9 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
     return launcher.invalid_value;
   const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
   launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
-  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                      body_t{in, n, keys_out, lengths_out, num_out, vector_in, storage.states},
-                      sizeof(typename body_t::shared_t));
+  body_t body{in, n, keys_out, lengths_out, num_out, vector_in, storage.states};
+  body.ahead = prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
+  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 }  // namespace detail
 

@@ -77,6 +77,7 @@ struct scan_kernel {
   bool vector_out;  // out is a T*, 16-byte aligned: whole chunks store vectors
   launch_states<T> states;
   const T* init_from;  // non-null: init is read from here when the kernel runs (a future value)
+  count_t ahead = 0;   // the chunk whose input this one's block asks L2 for: chunk + ahead (prefetch_tuning; 0: none)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -89,7 +90,10 @@ struct scan_kernel {
     const unsigned long long seen = states.template read_counter<be>();
     // Its own state into L2 before anyone polls it: on the H200 +3% at 2^28 int32 and
     // float, +4-6% at 2^24-2^28 int64 (perf/results/2026-12-03-h200/extras/prefetch).
-    if (block.thread_rank() == 0) states.template warm<be>(chunk);
+    if (block.thread_rank() == 0) {
+      states.template warm<be>(chunk);
+      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, shape::chunk, ahead);
+    }
     T* slots = &shared.transpose[warp.meta_group_rank() * exchange::slots];
     T items[K] = {};
     load(warp, chunk, items, slots);
@@ -168,9 +172,9 @@ typename Launcher::error_type scan_in_shape(const Launcher& launcher, void* temp
   // Any content of the storage is valid (launch_states); tell a memory checker so
   // (compute-sanitizer initcheck, through NVTX).
   launcher.assume_initialized(storage.first, storage.used);
-  return launcher.run(unsigned(chunks), body_t::Threads,
-                      body_t{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from},
-                      sizeof(typename body_t::shared_t));
+  body_t body{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from};
+  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
+  return launcher.run(unsigned(chunks), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 }  // namespace detail
 

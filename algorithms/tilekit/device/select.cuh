@@ -213,6 +213,7 @@ struct select_kernel {
   Values values;
   bool vector_values;  // values.in is 16-byte aligned and values_vectorisable
   bool vector_flags;   // Keep reads flags, aligned as vector_of<F, V>: full chunks load a lane's V flags at once
+  count_t ahead = 0;   // the chunk whose input this one's block asks L2 for: chunk + ahead (prefetch_tuning; 0: none)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -227,7 +228,16 @@ struct select_kernel {
       return;
     }
     const unsigned long long seen = states.template read_counter<be>();
-    if (block.thread_rank() == 0) states.template warm<be>(chunk);  // as the scan (scan.cuh)
+    if (block.thread_rank() == 0) {
+      states.template warm<be>(chunk);  // as the scan (scan.cuh)
+      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
+      if constexpr (Keep::reads_flags) {
+        if constexpr (stdx::is_pointer<decltype(keep.flags)>::value) prefetch_chunk_ahead<be>(keep.flags, n, chunk, chunk_items, ahead);
+      }
+      if constexpr (Values::present) {
+        if constexpr (stdx::is_pointer<decltype(values.in)>::value) prefetch_chunk_ahead<be>(values.in, n, chunk, chunk_items, ahead);
+      }
+    }
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;
     T items[R][V];
@@ -407,9 +417,9 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   bool vector_flags = false;
   if constexpr (Keep::reads_flags) vector_flags = detail::vector_aligned<body_t::V>(keep.flags);
   launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
-  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads,
-                      body_t{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values, vector_flags},
-                      sizeof(typename body_t::shared_t));
+  body_t body{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values, vector_flags};
+  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
+  return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 
 namespace detail {

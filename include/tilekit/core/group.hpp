@@ -32,7 +32,8 @@
 //              where it is the tensor cores'; detail::bit_mma_by_shuffles emulates it elsewhere)
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
-//              fence, is_shared, pause(ns) (a poller's back-off), wait_for_prior_grid /
+//              fence, is_shared, pause(ns) (a poller's back-off), prefetch_l2(address) /
+//              prefetch_l2_bytes(address, bytes) (hints to the L2 cache), wait_for_prior_grid /
 //              allow_next_grid (programmatic dependent launch; no-ops where there is none)
 //   types      dim3 (what block_index() and friends return)
 #pragma once
@@ -115,6 +116,7 @@ struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigne
                                       decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
                                       decltype(B::fence()), decltype(B::pause(0u)),
+                                      decltype(B::prefetch_l2(nullptr)), decltype(B::prefetch_l2_bytes(nullptr, 0u)),
                                       decltype(B::is_shared(nullptr)), decltype(B::wait_for_prior_grid()),
                                       decltype(B::allow_next_grid())>> : stdx::true_type {};
 template <class B, class = void>
@@ -136,8 +138,8 @@ struct backend_contract {
                 "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
                 "syncwarp, has_redux, has_bit_mma and bit_mma(a[4], b[2], d[4])");
   static_assert(detail::has_memory_ops<Backend>::value,
-                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, is_shared, "
-                "wait_for_prior_grid and allow_next_grid");
+                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, prefetch_l2, "
+                "prefetch_l2_bytes, is_shared, wait_for_prior_grid and allow_next_grid");
   static_assert(detail::has_cluster_ops<Backend>::value,
                 "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, cluster_sync_relaxed, map_shared_rank<T>(T*, rank) "
                 "and check_cluster_size (a backend without clusters acts as a cluster of one block)");

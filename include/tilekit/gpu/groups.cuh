@@ -77,6 +77,17 @@ struct gpu_backend {
   __device__ static void prefetch_l2(const void* address) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(address));
   }
+  /// Asks the L2 cache to fetch bytes [address, address + bytes) of global memory: one bulk
+  /// prefetch (cp.async.bulk.prefetch) on sm_90 and later, nothing before (a hint). @pre
+  /// address 16-byte aligned, bytes a multiple of 16.
+  __device__ static void prefetch_l2_bytes(const void* address, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(address), "r"(bytes) : "memory");
+#else
+    (void)address;
+    (void)bytes;
+#endif
+  }
   /// A device-scope release store.
   template <class T>
   __device__ static void store_release(T* address, T value) {

@@ -98,6 +98,11 @@ struct backend {
   }
   /// The GPU's L2 prefetch hint: nothing to do here.
   static void prefetch_l2(const void*) {}
+  /// The GPU's bulk L2 prefetch: nothing to fetch, its preconditions checked.
+  static void prefetch_l2_bytes(const void* address, unsigned bytes) {
+    check_aligned(address, 16, "prefetch_l2_bytes");
+    if (bytes % 16 != 0) throw error("tilekit::sim: prefetch_l2_bytes of " + std::to_string(bytes) + " bytes, not a multiple of 16");
+  }
   /// Two 64-bit words stored / loaded as one access (a fiber switches only between them).
   static void store_relaxed_pair(unsigned long long* address, unsigned long long first, unsigned long long second) {
     check_aligned(address, 16, "store_relaxed_pair");

@@ -4,9 +4,24 @@
 // chunk states carved from the caller's temporary storage.
 #pragma once
 #include <tilekit/device/detail/dispatch.cuh>
+#include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/grid/detail/look_back.cuh>
 
 namespace tilekit::detail {
+
+// The chunks ahead whose input a single-pass block asks L2 for (prefetch_tuning): a share of the
+// blocks resident at once, sms x blocks_per_sm. 0: none.
+inline count_t prefetch_ahead(unsigned sms, unsigned blocks_per_sm) {
+  return count_t(sms) * blocks_per_sm * prefetch_tuning::ahead_percent / 100;
+}
+// Asks L2 for the items of chunk `chunk + ahead` of p[0 .. n), where that is a whole chunk
+// and starts 16-byte aligned (p is, and a chunk is a multiple of 16 bytes).
+template <class Backend, class T>
+TILEKIT_HD void prefetch_chunk_ahead(const T* p, count_t n, count_t chunk, count_t chunk_items, count_t ahead) {
+  const count_t first = (chunk + ahead) * chunk_items, bytes = chunk_items * count_t(sizeof(T));
+  if (ahead > 0 && n - first >= chunk_items && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
+    Backend::prefetch_l2_bytes(p + first, unsigned(bytes));
+}
 
 // The chunk states of `chunks` chunks carved from temporary storage (a null temp:
 // only the bytes needed), and the words that must start at zero ("nothing

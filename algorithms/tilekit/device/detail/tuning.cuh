@@ -211,6 +211,21 @@ struct run_length_encode_tuning {
 
 // The decoupled look-back's pauses (look_back_tuning) live with it, in grid/detail/look_back.cuh.
 
+/// The single-pass kernels (scan, select / partition / unique, run-length encode): as a block
+/// starts, its thread 0 asks L2 (one bulk prefetch, sm_90 on) for the input of the chunk
+/// `ahead` chunks on, where ahead is ahead_percent of the blocks resident at once (SMs x
+/// blocks per SM). That chunk's block starts about a block's life later and finds its input in
+/// L2, not DRAM: the blocks' pauses in the look-back leave no loads in flight (select with none
+/// kept reads at 52% / 69% of the read limit at 2^24 / 2^28 on the H200). 0: no prefetch.
+/// Not yet measured: off. -DTILEKIT_PREFETCH_AHEAD_PERCENT=.. overrides (for measuring).
+struct prefetch_tuning {
+#if defined(TILEKIT_PREFETCH_AHEAD_PERCENT)
+  static constexpr unsigned ahead_percent = TILEKIT_PREFETCH_AHEAD_PERCENT;
+#else
+  static constexpr unsigned ahead_percent = 0;
+#endif
+};
+
 /// When a kernel that follows the zeroing of its storage starts early (a dependent
 /// launch, gpu_launcher::zero_then_run's overlap): the single-pass kernels that still
 /// zero their states (reduce / scan by key, the three-way partition) of at least
