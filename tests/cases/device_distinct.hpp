@@ -248,7 +248,14 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   BOOST_TEST(tilekit::device_distinct(launcher, nullptr, query, in.data(), -1, out.data(), num.data()) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_count_if(launcher, nullptr, query, in.data(), -5, num.data(), odd{}) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_unique_count(launcher, nullptr, query, in.data(), -5, num.data()) == ::backend::invalid_value);
+  // Past 2^48 keys (the storage would near 2^64 bytes): invalid_value, the size query too.
+  BOOST_TEST(tilekit::device_distinct(launcher, nullptr, query, in.data(), std::int64_t(1) << 62, out.data(), num.data()) ==
+             ::backend::invalid_value);
   BOOST_TEST(query == 12345u);
+  std::size_t at_most = 0;  // at the bound: a size, no overflow (2 x 2^48 keys with their indices, 16 bytes each)
+  BOOST_TEST(tilekit::device_distinct(launcher, nullptr, at_most, in.data(), std::int64_t(1) << 48, out.data(), num.data()) ==
+             launcher.success);
+  BOOST_TEST(at_most > (std::size_t(1) << 52));
   BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100, out.data(), num.data()) ==
              ::backend::invalid_value);
   BOOST_TEST(tilekit::device_distinct(launcher, temp.data(), bytes, in.data(), 100, out.data(), static_cast<std::int64_t*>(nullptr)) ==

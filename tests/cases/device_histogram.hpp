@@ -13,6 +13,7 @@
 #include <tilekit/device/histogram.cuh>
 
 #include <algorithm>
+#include <limits>
 
 namespace tk_test {
 
@@ -626,6 +627,8 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   const auto overlapping = tilekit::device_multi_histogram<4, 2>(launcher, temp.data(), bytes, pixels, 4, 2, 15, counters, bins,
                                                                  binners);  // rows overlap: 16 samples a row, 15 apart
   BOOST_TEST(overlapping == launcher.invalid_value);
+  bytes = 0;  // a non-null temp of 0 bytes: less than the size query's 1
+  BOOST_TEST(call(temp.data(), pixels, 16, counters, bins, binners) == launcher.invalid_value);
   ::backend::sync();
   for (unsigned x : a.to_host()) BOOST_TEST(is_poison(x));
   for (unsigned x : b.to_host()) BOOST_TEST(is_poison(x));
@@ -659,6 +662,15 @@ BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
                                        tilekit::even_bins<int, int>(9, 8, 0)) == ::backend::invalid_value);  // lower > upper
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, samples.data(), 10, counts.data(), 8,
                                        tilekit::range_bins<int, int>{nullptr, 9}) == ::backend::invalid_value);  // no levels
+  // Float levels whose span overflows (every sample would land in bin 0).
+  hbuf<float> float_samples(std::vector<float>(10, 1.0f));
+  const float most = std::numeric_limits<float>::max();
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, float_samples.data(), 10, counts.data(), 8,
+                                       tilekit::even_bins<float, float>(9, -most, most)) == ::backend::invalid_value);
+  // A non-null temp of 0 bytes: less than the size query's 1.
+  std::size_t none = 0;
+  BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), none, samples.data(), 10, counts.data(), 8, binner) ==
+             ::backend::invalid_value);
   ::backend::sync();
   for (unsigned c : counts.to_host()) BOOST_TEST(is_poison(c));
   // no samples: every counter zeroed, as CUB

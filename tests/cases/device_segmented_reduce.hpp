@@ -207,6 +207,9 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
                                               tilekit::plus{}, 0) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_segmented_reduce(launcher, temp.data(), bytes, in.data(), 2, b.data(), e.data(),
                                               static_cast<int*>(nullptr), tilekit::plus{}, 0) == ::backend::invalid_value);
+  std::size_t none = 0;  // a non-null temp of 0 bytes: less than the size query's 1
+  BOOST_TEST(tilekit::device_segmented_reduce(launcher, temp.data(), none, in.data(), 2, b.data(), e.data(), out.data(),
+                                              tilekit::plus{}, 0) == ::backend::invalid_value);
   ::backend::sync();
   const auto got = out.to_host();
   BOOST_TEST((is_poison(got[0]) && is_poison(got[1])), ::backend::name << ": a rejected call wrote its output");

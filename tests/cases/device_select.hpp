@@ -651,9 +651,32 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   std::size_t too_few = bytes - 1;
   BOOST_TEST(tilekit::device_select(launcher, temp.data(), too_few, in.data(), 100, out.data(), num.data(), keep) ==
              ::backend::invalid_value);
+  // A null output, for the select and the partition.
+  BOOST_TEST(tilekit::device_select(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr), num.data(), keep) ==
+             ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr), num.data(),
+                                          keep) == ::backend::invalid_value);
+  // Null flags with n > 0 (flagged select and partition, flagged if): invalid_value, not a null read.
+  const tilekit::keep_flagged<const unsigned char*> no_flags{nullptr};
+  const tilekit::keep_flagged_if<const int*, below> no_flag_values{nullptr, below{5}};
+  std::size_t flagged_bytes = 0;
+  BOOST_REQUIRE(tilekit::device_select(launcher, nullptr, flagged_bytes, in.data(), 100, out.data(), num.data(), no_flags) ==
+                launcher.success);  // the size query needs no flags
+  selbuf<unsigned char> flagged_temp(flagged_bytes, 0);
+  BOOST_TEST(tilekit::device_select(launcher, flagged_temp.data(), flagged_bytes, in.data(), 100, out.data(), num.data(),
+                                    no_flags) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select<true>(launcher, flagged_temp.data(), flagged_bytes, in.data(), 100, out.data(), num.data(),
+                                          no_flags) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_select(launcher, flagged_temp.data(), flagged_bytes, in.data(), 100, out.data(), num.data(),
+                                    no_flag_values) == ::backend::invalid_value);
   ::backend::sync();
   for (int v : out.to_host()) BOOST_TEST(is_poison(v));
   BOOST_TEST(is_poison(num.to_host()[0]));
+  // With n == 0 nothing is read: null flags are fine, and the count is 0.
+  BOOST_TEST(tilekit::device_select(launcher, flagged_temp.data(), flagged_bytes, in.data(), 0, out.data(), num.data(), no_flags) ==
+             launcher.success);
+  ::backend::sync();
+  BOOST_TEST(num.to_host()[0] == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -306,6 +306,20 @@ BOOST_AUTO_TEST_CASE(concurrent_calls_on_8_streams) {
 
 // tilekit::device::sum accumulates in the output's type (int items, long long sum), as
 // cub::DeviceReduce::Sum: the int sum would overflow.
+// TransformReduce wraps d_in in a transforming iterator: a null d_in with items is still cudaErrorInvalidValue.
+BOOST_AUTO_TEST_CASE(transform_reduce_rejects_a_null_input) {
+  tk_test::device_buffer<long long> out(1, -1);
+  const int* no_input = nullptr;
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::cub::DeviceReduce::TransformReduce(nullptr, bytes, no_input, out.data(), 1000, cuda::std::plus<>{},
+                                                            square{}, 0ll) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes, 0);
+  BOOST_TEST(tilekit::cub::DeviceReduce::TransformReduce(temp.data(), bytes, no_input, out.data(), 1000, cuda::std::plus<>{},
+                                                         square{}, 0ll) == cudaErrorInvalidValue);
+  BOOST_TEST(cudaDeviceSynchronize() == cudaSuccess);
+  BOOST_TEST(out.to_host()[0] == -1);
+}
+
 BOOST_AUTO_TEST_CASE(sum_accumulates_in_the_output_type) {
   for (std::size_t n : {std::size_t(3000), std::size_t(1) << 22}) {
     std::vector<int> h(n, 1 << 20);  // 2^20 * 3000 > 2^31

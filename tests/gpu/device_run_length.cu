@@ -40,4 +40,18 @@ BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   }
 }
 
+// num_items is 64-bit: a count past 2^32 is not cut to its low 32 bits (CCCL 3.0's int would make
+// 2^32 + 5 items 5), and one past 2^63 - 1 (negative as int64) is cudaErrorInvalidValue.
+BOOST_AUTO_TEST_CASE(cub_facade_counts_are_64_bit) {
+  std::size_t small = 0, large = 0, wrapped = 7;
+  const int* in = nullptr;
+  int *keys = nullptr, *lengths = nullptr, *runs = nullptr;
+  BOOST_TEST(tilekit::cub::DeviceRunLengthEncode::Encode(nullptr, small, in, keys, lengths, runs, 5) == cudaSuccess);
+  BOOST_TEST(tilekit::cub::DeviceRunLengthEncode::Encode(nullptr, large, in, keys, lengths, runs, (1ll << 32) + 5) == cudaSuccess);
+  BOOST_TEST(large > small, "the size query for 2^32 + 5 items (" << large << " bytes) is that for 5 (" << small << ")");
+  BOOST_TEST(tilekit::cub::DeviceRunLengthEncode::NonTrivialRuns(nullptr, wrapped, in, keys, lengths, runs, ~0ull) ==
+             cudaErrorInvalidValue);
+  BOOST_TEST(wrapped == 7u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

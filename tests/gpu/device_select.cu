@@ -63,6 +63,26 @@ void facade_matches_cub(int n, int threshold, tk_test::device_buffer<int>& in, t
 
 BOOST_AUTO_TEST_SUITE(device_select)
 
+// Null flags with items: cudaErrorInvalidValue for every flagged call, nothing written.
+BOOST_AUTO_TEST_CASE(cub_facade_rejects_null_flags) {
+  tk_test::device_buffer<int> in(std::vector<int>(1000, 3)), out(1000, -1);
+  tk_test::device_buffer<long long> num(1, -1);
+  const unsigned char* no_flags = nullptr;
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::cub::DeviceSelect::Flagged(nullptr, bytes, in.data(), no_flags, out.data(), num.data(), 1000) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes + 256, 0);
+  bytes += 256;  // room for every call below
+  BOOST_TEST(tilekit::cub::DeviceSelect::Flagged(temp.data(), bytes, in.data(), no_flags, out.data(), num.data(), 1000) ==
+             cudaErrorInvalidValue);
+  BOOST_TEST(tilekit::cub::DeviceSelect::FlaggedIf(temp.data(), bytes, in.data(), no_flags, out.data(), num.data(), 1000,
+                                                   flag_unset{}) == cudaErrorInvalidValue);
+  BOOST_TEST(tilekit::cub::DevicePartition::Flagged(temp.data(), bytes, in.data(), no_flags, out.data(), num.data(), 1000) ==
+             cudaErrorInvalidValue);
+  BOOST_TEST(cudaDeviceSynchronize() == cudaSuccess);
+  for (int v : out.to_host()) BOOST_TEST(v == -1);
+  BOOST_TEST(num.to_host()[0] == -1);
+}
+
 BOOST_AUTO_TEST_CASE(cub_facade_matches_cub) {
   auto g = tk_test::rng_for(tk_test::next_salt());
   const std::size_t max_n = std::size_t(1) << 22;

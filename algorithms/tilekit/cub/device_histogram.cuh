@@ -207,8 +207,8 @@ struct DeviceHistogram {
                               WholeImage whole_image) {
     static_assert(NUM_CHANNELS >= 1, "tilekit::cub::DeviceHistogram: NUM_CHANNELS >= 1");
     const std::int64_t row_pixels = static_cast<std::int64_t>(num_row_pixels), rows = static_cast<std::int64_t>(num_rows);
-    if (row_pixels < 0 || rows < 0) return cudaErrorInvalidValue;
-    if (row_stride_bytes % sample_bytes != 0) return cudaErrorInvalidValue;
+    if (row_pixels < 0 || rows < 0 || row_pixels > INT64_MAX / NUM_CHANNELS) return cudaErrorInvalidValue;
+    if (row_stride_bytes % sample_bytes != 0 || row_stride_bytes / sample_bytes > std::size_t(INT64_MAX)) return cudaErrorInvalidValue;
     const std::int64_t stride = row_stride_bytes != 0 ? std::int64_t(row_stride_bytes / sample_bytes) : row_pixels * NUM_CHANNELS;
     if (rows > 1 && stride < row_pixels * NUM_CHANNELS) return cudaErrorInvalidValue;  // rows would overlap
     return whole_image(row_pixels, rows, stride);

@@ -105,13 +105,14 @@ struct DeviceReduce {
   }
 
   /// *d_out = init op transform_op(d_in[0]) op ... op transform_op(d_in[num_items - 1]), as Reduce (its
-  /// errors, except that a null d_in is not detected).
-  /// d_temp_storage == nullptr: only sets temp_storage_bytes.
+  /// errors). d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class ReductionOpT, class TransformOpT, class T,
             class NumItemsT>
   static cudaError_t TransformReduce(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                      OutputIteratorT d_out, NumItemsT num_items, ReductionOpT reduction_op,
                                      TransformOpT transform_op, T init, cudaStream_t stream = 0) {
+    // (the transformed input hides d_in from Reduce's null check)
+    if (d_temp_storage != nullptr && num_items > 0 && tilekit::detail::is_null(d_in)) return cudaErrorInvalidValue;
     return Reduce(d_temp_storage, temp_storage_bytes, detail::transformed<InputIteratorT, TransformOpT>{d_in, transform_op},
                   d_out, num_items, reduction_op, init, stream);
   }

@@ -3,8 +3,8 @@
 // over tilekit's one-pass run-length encode (tilekit/device/run_length_encode.cuh).
 //
 // Covered: Encode and NonTrivialRuns with CUB's signatures (CCCL 3.0) and two-phase
-// protocol. Differences: a negative num_items is cudaErrorInvalidValue; runs are
-// found with == on the items.
+// protocol. Differences: num_items is 64-bit (CCCL 3.0's int; later CCCL takes any integer
+// type), a negative one is cudaErrorInvalidValue; runs are found with == on the items.
 #pragma once
 #include <tilekit/device/run_length_encode.cuh>
 
@@ -23,7 +23,7 @@ struct DeviceRunLengthEncode {
   template <class InputIteratorT, class UniqueOutputIteratorT, class LengthsOutputIteratorT, class NumRunsOutputIteratorT>
   static cudaError_t Encode(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                             UniqueOutputIteratorT d_unique_out, LengthsOutputIteratorT d_counts_out,
-                            NumRunsOutputIteratorT d_num_runs_out, int num_items, cudaStream_t stream = 0) {
+                            NumRunsOutputIteratorT d_num_runs_out, std::int64_t num_items, cudaStream_t stream = 0) {
     return tilekit::device::run_length_encode(d_temp_storage, temp_storage_bytes, d_in, num_items, d_unique_out,
                                               d_counts_out, d_num_runs_out, stream);
   }
@@ -33,7 +33,7 @@ struct DeviceRunLengthEncode {
   template <class InputIteratorT, class OffsetsOutputIteratorT, class LengthsOutputIteratorT, class NumRunsOutputIteratorT>
   static cudaError_t NonTrivialRuns(void* d_temp_storage, std::size_t& temp_storage_bytes, InputIteratorT d_in,
                                     OffsetsOutputIteratorT d_offsets_out, LengthsOutputIteratorT d_lengths_out,
-                                    NumRunsOutputIteratorT d_num_runs_out, int num_items, cudaStream_t stream = 0) {
+                                    NumRunsOutputIteratorT d_num_runs_out, std::int64_t num_items, cudaStream_t stream = 0) {
     return tilekit::device::non_trivial_runs(d_temp_storage, temp_storage_bytes, d_in, num_items, d_offsets_out,
                                              d_lengths_out, d_num_runs_out, stream);
   }

@@ -6,9 +6,9 @@
 // init value) and their in-place overloads (one d_data), InclusiveScanInit, with CUB's
 // signatures (CCCL 3.0) and its two-phase temp-storage protocol (any alignment of
 // d_temp_storage); d_in == d_out works too.
-// Differences: the tile states are zeroed by a memset for fewer than 256 tiles, else by a
-// kernel the scan overlaps (as CUB's init kernel); num_items up to 2^63 - 1; a negative
-// num_items is cudaErrorInvalidValue. The ByKey scans (InclusiveSumByKey,
+// Differences: one launch and nothing else (the tile states are tagged by the call, never
+// zeroed: no memset, no init kernel); num_items up to 2^63 - 1; a negative num_items is
+// cudaErrorInvalidValue. The ByKey scans (InclusiveSumByKey,
 // ExclusiveSumByKey, InclusiveScanByKey, ExclusiveScanByKey) run tilekit's by-key scan
 // (tilekit/device/reduce_by_key.cuh). ExclusiveScan takes a FutureValue (an initial value
 // the kernel reads from device memory) over a pointer.
@@ -47,9 +47,8 @@ FutureValue(IterT) -> FutureValue<tilekit::detail::value_of<IterT>, IterT>;
 /// this num_items); the second call, with that many bytes of device memory, queues the work in stream.
 /// Errors: cudaErrorInvalidValue, writing nothing, for a negative num_items, a null d_in or d_out
 /// pointer with num_items > 0, a too small temp_storage_bytes, or more than 2^31 - 1 chunks (one
-/// block each); else the launch's. Differences from CUB: the tile states of fewer than 256 tiles are
-/// zeroed by a memset (faster there than an init kernel); num_items up to 2^63 - 1; a negative one is
-/// an error.
+/// block each); else the launch's. Differences from CUB: one launch (the tile states need no
+/// zeroing); num_items up to 2^63 - 1; a negative one is an error.
 struct DeviceScan {
   /// d_out[i] = d_in[0] + ... + d_in[i]. d_temp_storage == nullptr: only sets temp_storage_bytes.
   template <class InputIteratorT, class OutputIteratorT, class NumItemsT>

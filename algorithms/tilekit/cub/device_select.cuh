@@ -6,8 +6,8 @@
 // input and output), Unique, UniqueByKey; DevicePartition::If (two-way: rejected items at the back in
 // reverse order, as CUB) and Flagged; with CUB's signatures (CCCL 3.0: num_items is an
 // int64_t, which keeps the in-place overloads apart) and two-phase protocol. Differences:
-// num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue. The three-way
-// DevicePartition::If reads its input three times (one select per part): not tuned yet.
+// num_items up to 2^63 - 1; a negative num_items is cudaErrorInvalidValue; null d_flags with
+// items is cudaErrorInvalidValue too. The three-way DevicePartition::If is one pass, as CUB's.
 #pragma once
 #include <tilekit/device/select.cuh>
 

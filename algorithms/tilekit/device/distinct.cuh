@@ -11,7 +11,7 @@
 //       of equal adjacent items (what unique keeps), without writing them
 //   ... and each without (temp, temp_bytes): storage allocated in the stream.
 // n is a 64-bit count; out must not overlap in. Errors: cudaErrorInvalidValue, with
-// nothing written, for n < 0, null pointers, a too small temp_bytes.
+// nothing written, for n < 0 or above 2^48, null pointers, a too small temp_bytes.
 #pragma once
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/operators.hpp>
@@ -889,8 +889,9 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
 
 /// The device-wide distinct's dispatch, for any launcher. With temp == nullptr it
 /// only sets temp_bytes (for this n), or answers invalid_value for n < 0 as the call
-/// does. Returns launcher.invalid_value, writing nothing, for n < 0, null pointers (num_out always, in and out with n > 0), or a
-/// too small temp_bytes.
+/// does. Returns launcher.invalid_value, writing nothing, for n < 0 or above
+/// distinct_tuning::max_items (2^48; the size query too), null pointers (num_out always, in
+/// and out with n > 0), or a too small temp_bytes.
 template <class Launcher, class In, class Out, class NumOut>
 typename Launcher::error_type device_distinct(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                               detail::count_t n, Out out, NumOut num_out) {
@@ -900,6 +901,7 @@ typename Launcher::error_type device_distinct(const Launcher& launcher, void* te
   static_assert(detail::stdx::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8),
                 "tilekit distinct: keys must be 4- or 8-byte integers (the hash set compares and claims keys bitwise "
                 "with one atomic compare-and-swap); map other keys to such an integer first");
+  if (n > distinct_tuning::max_items) return launcher.invalid_value;  // the size query too (its sizes would overflow)
   if constexpr (sizeof(T) == 4)
     if (n < (detail::count_t(1) << 32)) return detail::distinct_with<true>(launcher, temp, temp_bytes, in, n, out, num_out);
   return detail::distinct_with<false>(launcher, temp, temp_bytes, in, n, out, num_out);

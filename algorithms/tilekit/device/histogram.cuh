@@ -16,7 +16,7 @@
 // they fit (launcher.max_shared_bytes()), 16-bit ones (two to a word) up to twice
 // that, global ones beyond.
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, num_levels < 2,
-// lower >= upper, bin arithmetic that could overflow, null pointers.
+// lower >= upper, bin arithmetic that could overflow, null pointers, temp_bytes 0.
 #pragma once
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/operators.hpp>
@@ -121,14 +121,15 @@ struct even_bins {
       }
     }
   }
-  /// lower < upper, and (integers) bin arithmetic that cannot overflow; CUB answers
-  /// cudaErrorInvalidValue otherwise.
+  /// lower < upper, and bin arithmetic that cannot overflow (integers: (s - lower) x bins;
+  /// floats: upper - lower finite, else every sample would fall in bin 0); CUB answers
+  /// cudaErrorInvalidValue for the first.
   TILEKIT_HD bool valid() const {
     if (!(lower < upper)) return false;
     if constexpr (detail::stdx::is_integral<common>::value)
       return span(upper, lower) <= detail::stdx::numeric_limits<wide>::max() / wide(bins);
     else
-      return true;
+      return common(upper - lower) <= detail::stdx::numeric_limits<common>::max();
   }
   /// The bin of `sample`, or -1 where it lies outside [lower, upper).
   TILEKIT_HD int operator()(const Sample& sample) const {
@@ -178,7 +179,7 @@ struct range_bins {
   TILEKIT_HD int bin_in(const Level* copy, const Sample& sample) const {
     int lo = 0, hi = num_levels;  // the first level greater than sample, by bisection
     while (lo < hi) {
-      const int mid = (lo + hi) / 2;
+      const int mid = lo + (hi - lo) / 2;  // (lo + hi could pass INT_MAX)
       if (sample < copy[mid]) hi = mid;
       else lo = mid + 1;
     }
@@ -718,9 +719,9 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
 /// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
 /// protocol expects a size), or answers invalid_value for n < 0, bins < 1 or a binner
 /// that is not valid() as the call does. Returns launcher.invalid_value, writing
-/// nothing, for n < 0, bins < 1, a null counters pointer, a null sample pointer with n > 0, or a
-/// binner that is not valid() (even bins with lower >= upper or overflowing arithmetic;
-/// range bins without levels).
+/// nothing, for n < 0, bins < 1, temp_bytes 0, a null counters pointer, a null sample pointer
+/// with n > 0, or a binner that is not valid() (even bins with lower >= upper or overflowing
+/// arithmetic; range bins without levels).
 template <class Launcher, class In, class Counter, class Binner>
 typename Launcher::error_type device_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                                detail::count_t n, Counter* counters, int bins, Binner binner) {
@@ -738,7 +739,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
     temp_bytes = 1;
     return launcher.success;
   }
-  if (counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
+  if (temp_bytes < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
   const std::size_t counter_bytes = std::size_t(bins) * sizeof(Counter);
   if (n == 0) return launcher.zero(counters, counter_bytes);
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
@@ -818,8 +819,8 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
 /// apart); others: a device_histogram of each channel through pixel_samples. With temp ==
 /// nullptr it only sets temp_bytes (1: nothing is used). Returns launcher.invalid_value,
 /// writing nothing, for negative sizes, rows > 1 with row_stride < row_pixels x Channels, an
-/// image above 2^63 - 1 samples, bins[c] < 1, a binner that is not valid(), a null
-/// counters[c], a null samples pointer with pixels.
+/// image above 2^63 - 1 samples, bins[c] < 1, a binner that is not valid(), temp_bytes 0, a
+/// null counters[c], a null samples pointer with pixels.
 template <unsigned Channels, unsigned Active, class Launcher, class In, class Counter, class Binner>
 typename Launcher::error_type device_multi_histogram(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In samples,
                                                      detail::count_t row_pixels, detail::count_t rows,
@@ -842,6 +843,7 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
       temp_bytes = 1;
       return launcher.success;
     }
+    if (temp_bytes < 1) return launcher.invalid_value;
     for (unsigned c = 0; c < Active; ++c)
       if (counters[c] == nullptr) return launcher.invalid_value;
     if (pixels > 0 && detail::is_null(samples)) return launcher.invalid_value;
@@ -916,7 +918,9 @@ template <unsigned Channels, unsigned Active, class In, class Counter, class Lev
 cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
                                  Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                  const Level (&lower)[Active], const Level (&upper)[Active], cudaStream_t stream = 0) {
-  return multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, 1, pixels * std::int64_t(Channels), counters,
+  // (a row of too many pixels is the dispatch's to reject: no overflow on the way there)
+  const std::int64_t row = pixels >= 0 && pixels <= INT64_MAX / std::int64_t(Channels) ? pixels * std::int64_t(Channels) : 0;
+  return multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, 1, row, counters,
                                                 num_levels, lower, upper, stream);
 }
 
@@ -943,7 +947,8 @@ template <unsigned Channels, unsigned Active, class In, class Counter, class Lev
 cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
                                   Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                   const Level* const (&levels)[Active], cudaStream_t stream = 0) {
-  return multi_histogram_range<Channels, Active>(temp, temp_bytes, samples, pixels, 1, pixels * std::int64_t(Channels), counters,
+  const std::int64_t row = pixels >= 0 && pixels <= INT64_MAX / std::int64_t(Channels) ? pixels * std::int64_t(Channels) : 0;
+  return multi_histogram_range<Channels, Active>(temp, temp_bytes, samples, pixels, 1, row, counters,
                                                  num_levels, levels, stream);
 }
 

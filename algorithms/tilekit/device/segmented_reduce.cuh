@@ -13,8 +13,8 @@
 // CUB's two-phase protocol (temp == nullptr sets temp_bytes; nothing else is needed
 // there). segments is a 64-bit count; begins and ends are iterators of integral offsets
 // (segments may overlap, leave gaps, or be empty); op must be associative and commutative.
-// Errors: cudaErrorInvalidValue, with nothing written, for segments < 0, null pointers
-// (in, out, begins, ends) with segments > 0.
+// Errors: cudaErrorInvalidValue, with nothing written, for segments < 0, temp_bytes 0, null
+// pointers (in, out, begins, ends) with segments > 0.
 #pragma once
 #include <tilekit/core/iterator.hpp>
 #include <tilekit/core/operators.hpp>
@@ -298,8 +298,8 @@ typename Launcher::error_type device_segmented_arg(const Launcher& launcher, voi
 /// tilekit::sim::launcher): out[s] = init op (op over in[begins[s] .. ends[s])), init for
 /// an empty segment. With temp == nullptr it only sets temp_bytes (nothing is needed but
 /// a non-null temp), or answers invalid_value for segments < 0 as the call does. Returns
-/// launcher.invalid_value, writing nothing, for segments < 0, a null in, out, begins or
-/// ends with segments > 0.
+/// launcher.invalid_value, writing nothing, for segments < 0, temp_bytes 0 (below the size
+/// query's 1), a null in, out, begins or ends with segments > 0.
 template <class Launcher, class In, class Begins, class Ends, class Out, class Op, class T>
 typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                                       detail::count_t segments, Begins begins, Ends ends, Out out, Op op,
@@ -314,6 +314,7 @@ typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, 
     temp_bytes = 1;
     return launcher.success;
   }
+  if (temp_bytes < 1) return launcher.invalid_value;
   if (segments == 0) return launcher.success;
   if (detail::is_null(in) || detail::is_null(out) || detail::is_null(begins) || detail::is_null(ends))
     return launcher.invalid_value;
@@ -324,7 +325,7 @@ typename Launcher::error_type device_segmented_reduce(const Launcher& launcher, 
   using detail::count_t;
   const count_t sms = launcher.sm_count() ? count_t(launcher.sm_count()) : 1;
   const count_t resident_warps = sms * (2048 / body_t::Threads) * warps_per_block;
-  const bool by_warps = segments * 16 >= resident_warps;
+  const bool by_warps = segments >= (resident_warps + 15) / 16;  // segments x 16 >= resident_warps, without overflow
   const count_t wanted = by_warps ? detail::stdx::min<count_t>((segments + warps_per_block - 1) / warps_per_block,
                                                        resident_warps / warps_per_block)
                                   : segments;

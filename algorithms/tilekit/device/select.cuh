@@ -393,8 +393,8 @@ struct select_kernel {
 /// The device-wide select / partition's dispatch, for any launcher. With temp ==
 /// nullptr it only sets temp_bytes, or answers invalid_value for n < 0 as the call
 /// does. Returns launcher.invalid_value, writing
-/// nothing, for n < 0, null pointers with n > 0 (in, out, num_out, always), temp_bytes
-/// too small, or more than 2^31 - 1 chunks.
+/// nothing, for n < 0, null pointers with n > 0 (in, out, flags, values in and out; num_out
+/// always), temp_bytes too small, or more than 2^31 - 1 chunks.
 template <bool Partition = false, class Launcher, class In, class Out, class NumOut, class Keep, class Values = no_values>
 typename Launcher::error_type device_select(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in,
                                             detail::count_t n, Out out, NumOut num_out, Keep keep, Values values = {}) {
@@ -411,6 +411,12 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   }
   if (temp_bytes < storage.bytes || chunks > 0x7fffffff) return launcher.invalid_value;
   if (detail::is_null(num_out) || (n > 0 && (detail::is_null(in) || detail::is_null(out)))) return launcher.invalid_value;
+  if constexpr (Keep::reads_flags) {
+    if (n > 0 && detail::is_null(keep.flags)) return launcher.invalid_value;
+  }
+  if constexpr (Values::present) {
+    if (n > 0 && (detail::is_null(values.in) || detail::is_null(values.out))) return launcher.invalid_value;
+  }
   const bool vector_in = detail::misaligned_head(in, body_t::chunk_items) == 0;
   bool vector_values = false;
   if constexpr (body_t::values_vectorisable) vector_values = detail::misaligned_head(values.in, body_t::chunk_items) == 0;

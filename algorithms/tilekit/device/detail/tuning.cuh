@@ -341,6 +341,9 @@ struct byte_histogram_tuning {
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
 struct distinct_tuning {
+  // The most keys a call takes (more: cudaErrorInvalidValue): its storage, 2 n x 16 bytes, and
+  // its sets' sizes stay far from overflowing 64 bits (and from any GPU's memory).
+  static constexpr long long max_items = 1ll << 48;
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
   // neither itself nor a free slot within max_probes slots of its home); then the keys go
