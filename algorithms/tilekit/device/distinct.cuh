@@ -508,6 +508,62 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
   }
 };
 
+// piece_dedup's set where keys have 4 bytes and indices fewer (Packed), in shared memory: each
+// slot's stored key (key_set's ~bits; 0: free) and the ~lowest index of its key (0 until taken;
+// an index below 2^32 - 1 makes it nonzero) in two arrays of 32-bit words. A probe reads a group
+// of 4 keys in one 16-byte load; the claim and the lowest index take native 32-bit shared atomics.
+// (key_set's 64-bit slots took a compare-and-swap loop for the index's maximum, and ptxas's probe
+// step was ~144 instructions: piece_dedup ran at ~10 warp instructions a key, Nsight Compute,
+// 2^24 int32 keys, 50% distinct, 2026-12-05.)
+struct piece_set {
+  static constexpr unsigned group = 4;  // keys a probe reads (16 bytes)
+  unsigned* keys;    // allocated(capacity): keys[capacity] is the slot of the key stored as 0, alone
+  unsigned* lowest;  // as many
+  unsigned mask;     // capacity - 1 (a power of two, at least group)
+  TILEKIT_HD static constexpr unsigned long long allocated(unsigned long long capacity) { return capacity + group; }
+  // murmur3's 32-bit finaliser (not mix64, whose top bits chose the piece)
+  TILEKIT_HD static unsigned hash(unsigned s) {
+    s ^= s >> 16;
+    s *= 0x85EBCA6Bu;
+    s ^= s >> 13;
+    s *= 0xC2B2AE35u;
+    return s ^ (s >> 16);
+  }
+  TILEKIT_HD unsigned home(unsigned s) const { return s == 0 ? mask + 1 : hash(s) & mask & ~(group - 1); }
+  // The keys of the group of slot `at` (one 16-byte load).
+  TILEKIT_HD vector_of<unsigned, group> read_group(unsigned at) const { return load_vector<unsigned, group>(keys + (at & ~(group - 1))); }
+  // One probe of stored key s (index word mine = ~index) in the group of `at`, from `at` on, whose
+  // keys the caller read as v (read_group; a stale one costs a compare-and-swap at most). True once
+  // the key has its slot; else `at` moves on (in the group past a slot another key took, or to the
+  // next group): read it and step again. So a thread can have the probes of several keys in flight.
+  template <class Backend>
+  TILEKIT_HD bool step(unsigned s, unsigned mine, unsigned& at, const vector_of<unsigned, group>& v) const {
+    if (s == 0) {
+      Backend::atomic_max(lowest + at, mine);
+      return true;
+    }
+    const unsigned g = at & ~(group - 1), from = at - g;
+    unsigned hit_or_free = 0;  // slots from `from` on that hold s or are free: the first decides (no deletions)
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < group; ++j) hit_or_free |= unsigned(j >= from && (v.item[j] == s || v.item[j] == 0)) << j;
+    if (hit_or_free != 0) {
+      const unsigned j = lowest_bit(hit_or_free);
+      unsigned seen = v.item[0];
+      TILEKIT_UNROLL
+      for (unsigned i = 1; i < group; ++i) seen = j == i ? v.item[i] : seen;
+      if (seen == 0) seen = Backend::atomic_cas(keys + g + j, 0u, s);  // 0: claimed
+      if (seen == 0 || seen == s) {
+        Backend::atomic_max(lowest + g + j, mine);
+        return true;
+      }
+      at = g + j + 1;  // another key took the free slot: the rest of the group again
+      if (at < g + group) return false;
+    }
+    at = (g + group) & mask;
+    return false;
+  }
+};
+
 // Each block takes pieces (grid-stride: distinct_tuning::dedup_waves waves of blocks; its next
 // piece asked of L2 before it does one): the piece's keys into a set in shared memory, its
 // slots' indices marked in the bitmap. A piece with more keys than the set holds is done
@@ -529,6 +585,11 @@ struct piece_dedup {
   unsigned* bits;
   unsigned long long set_slots;  // <= max_set_slots (tests take fewer)
 
+  // The set of a piece: piece_set where it applies (Packed: 4-byte keys, 4-byte indices), else
+  // key_set; either in the same bytes (2 words of 32 bits, or one of 64, a slot).
+  using piece_set_t = stdx::conditional_t<Packed, piece_set, set_t>;
+  static_assert(!Packed || sizeof(T) == 4, "piece_dedup: packed keys have 4 bytes");
+
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
@@ -543,7 +604,13 @@ struct piece_dedup {
     for (count_t w = t; w < set_words; w += Threads) slots[w] = 0;
     if (t == 0) *full = 0;
     block.sync();
-    const set_t set{slots, set_slots - 1};
+    piece_set_t set;
+    if constexpr (Packed) {
+      unsigned* piece_keys = reinterpret_cast<unsigned*>(slots);
+      set = piece_set{piece_keys, piece_keys + piece_set::allocated(set_slots), unsigned(set_slots - 1)};
+    } else {
+      set = set_t{slots, set_slots - 1};
+    }
     const count_t blocks = count_t(ctx.grid().num_blocks());
     for (count_t q = count_t(ctx.grid().block_rank()); q < piece_count; q += blocks) {
       // The block's next piece asked of L2 first, so that its loads wait for L2, not DRAM.
@@ -556,15 +623,76 @@ struct piece_dedup {
       dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n));
     }
   }
+  // The keys into a piece_set (those live), the group of every key read before any step, round
+  // after round until each is placed; full: a key probed max_probes slots without finding itself or
+  // room (as insert_keys for a key_set).
+  template <class be>
+  TILEKIT_HD static void insert_keys(const piece_set& set, const T (&key)[Items], const count_t (&item)[Items],
+                                     bool (&live)[Items], unsigned long long max_probes, bool& full) {
+    unsigned s[Items], mine[Items], at[Items];
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k) {
+      s[k] = unsigned(set_t::stored(key[k]));
+      mine[k] = ~unsigned(item[k]);  // (an index below 2^32 - 1: never 0)
+      at[k] = set.home(s[k]);
+    }
+    for (unsigned long long probes = 1;; ++probes) {
+      vector_of<unsigned, piece_set::group> seen[Items];
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k)
+        if (live[k]) seen[k] = set.read_group(at[k]);
+      bool more = false;
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k)
+        if (live[k]) {
+          live[k] = !set.template step<be>(s[k], mine[k], at[k], seen[k]);
+          more = more || live[k];
+        }
+      if (!more) return;
+      if (probes * piece_set::group >= max_probes) {
+        full = true;
+        return;
+      }
+    }
+  }
+  template <class be>
+  TILEKIT_HD static void insert_keys(const set_t& set, const T (&key)[Items], const count_t (&item)[Items], bool (&live)[Items],
+                                     unsigned long long max_probes, bool& full) {
+    detail::insert_keys<be>(set, key, item, live, max_probes, full);
+  }
+  // Slot w of the set: its key's lowest index marked in the bitmap unless `over`, and emptied.
+  template <class be>
+  TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool over) const {
+    const unsigned lowest = set.lowest[w];
+    if ((lowest | set.keys[w]) == 0) return;
+    if (!over && lowest != 0) {
+      const count_t i = count_t(~lowest);
+      be::atomic_or(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
+    }
+    set.keys[w] = 0;
+    set.lowest[w] = 0;
+  }
+  template <class be>
+  TILEKIT_HD void mark_and_clear(const set_t& set, count_t w, bool over) const {  // w: a word of the slots
+    const unsigned long long word = set.slots[w];
+    if (word == 0) return;
+    if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
+      const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
+      be::atomic_or(bits + (i >> 5), 1u << (i & 31));
+    }
+    set.slots[w] = 0;
+  }
+
   // Keys [first, end) into set (empty; left empty), their lowest indices marked.
   template <class be, class Block>
-  TILEKIT_HD void dedup_piece(const Block& block, const set_t& set, unsigned long long* full, count_t first, count_t end) const {
+  TILEKIT_HD void dedup_piece(const Block& block, const piece_set_t& set, unsigned long long* full, count_t first,
+                              count_t end) const {
     const unsigned t = block.thread_rank();
     const count_t items = end - first;
-    const count_t set_words = count_t(set_t::allocated(set.mask + 1) * set_t::words);
-    unsigned long long* slots = set.slots;
+    // piece_set: its slots; key_set: the 64-bit words of its slots
+    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots)) : count_t(set_t::allocated(set_slots) * set_t::words);
     for (unsigned split_bits = 0; items > 0; ++split_bits) {
-      be::require(used_bits + split_bits <= 48, set_t::full);
+      be::require(used_bits + split_bits <= 48, set_t::full);  // (the hash's bits that choose pieces)
       bool over = false;
       for (unsigned part = 0; part < (1u << split_bits) && !over; ++part) {
         for (count_t base = 0; base < items; base += Threads * count_t(Items)) {
@@ -585,15 +713,7 @@ struct piece_dedup {
         }
         block.sync();
         over = *full != 0;
-        for (count_t w = t; w < set_words; w += Threads) {
-          const unsigned long long word = slots[w];
-          if (word == 0) continue;
-          if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
-            const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
-            be::atomic_or(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
-          }
-          slots[w] = 0;
-        }
+        for (count_t w = t; w < set_words; w += Threads) mark_and_clear<be>(set, w, over);
         block.sync();
       }
       if (!over) return;
