@@ -19,6 +19,11 @@
 //                                               concatenated shards; *count (host) how many it holds
 // Built on the device level (tilekit/device/*.cuh) plus one NCCL collective or exchange.
 // Results: a status holding the first CUDA or NCCL error (ok() when there was none).
+// Argument errors (a negative n_local, null pointers, bad levels) are found on the rank that has
+// them, before its collective: that rank returns cudaErrorInvalidValue at once and the others wait
+// in the collective, as with NCCL's own calls; every rank must pass valid arguments (one more
+// collective per call to agree first would cost every call its latency). distinct's capacity
+// check is the exception: it comes after the exchange, so every rank completes.
 // Requires NCCL (target tilekit::multi, defined where CMake finds nccl.h and libnccl).
 #pragma once
 #include <tilekit/device/distinct.cuh>
