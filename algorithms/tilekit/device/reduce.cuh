@@ -215,7 +215,8 @@ struct reduce_kernel {
   using value_type = T;
   using op_type = Op;
   static constexpr unsigned threads = Threads;
-  // Tail loads a thread issues before it combines them. 16 took 2^18 + 4000 int32 from 6.27 to
+  // Inputs not read as vectors (and ArgMin / ArgMax): the tail's loads a thread issues before it
+  // combines them (vector inputs: fold_rest_vectors). 16 took 2^18 + 4000 int32 from 6.27 to
   // 6.08 us on the H200 but floats from 7.04 to 9.18: ptxas put each float load right before
   // its add, so the loads went one round trip at a time (perf/results/2026-12-05-reduce-shapes).
   static constexpr unsigned tail_batch = 4;  // (item(0..3) below)
@@ -273,6 +274,55 @@ struct reduce_kernel {
     return T(in[i < head ? i : head + whole_chunks * shape::chunk + (i - head)]);
   }
 
+  // Inputs read as vectors: the `rest` items past the full chunks folded into acc, as the
+  // one-block kernel reads its chunk: the tail's whole 16-byte vectors (fewer than a chunk's:
+  // up to reduce_tuning::vectors a thread) all loaded before any is combined, then the head and
+  // the tail's last items (fewer than 2 x vec; every item where the input is not item-aligned)
+  // one a thread. Returns how many threads took items (a prefix of the block). Item by item in
+  // batches of tail_batch, float tails took 0.6-0.8 us more than int32 ones on the H200
+  // (ptxas put each float load just before its add; perf/results/2026-12-05-reduce-shapes).
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD unsigned fold_rest_vectors(unsigned rank, count_t rest, T& acc, bool& have) const {
+    using source = typename shape::source;
+    using V = value_of<typename source::pointer>;
+    constexpr unsigned vec = shape::vec;
+    const count_t tail_first = head + whole_chunks * shape::chunk;  // 16-byte aligned
+    const count_t tail = rest - head;                                // fewer than a chunk
+    const unsigned whole = unsigned(tail / vec);
+    const count_t extra = head + tail % vec;
+    auto extra_at = [&](count_t r) { return r < head ? r : tail_first + count_t(whole) * vec + (r - head); };
+    vector_of<V, vec> v[reduce_tuning::vectors];
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+      if (rank + j * Threads < whole) v[j] = load_vector<V, vec>(source::base(in) + tail_first + count_t(rank + j * Threads) * vec);
+    const count_t at = extra_at(count_t(rank) < extra ? count_t(rank) : 0);
+    V e{};
+    if (count_t(rank) < extra) e = source::base(in)[at];
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
+      if (rank + j * Threads < whole) {
+        const count_t first = tail_first + count_t(rank + j * Threads) * vec;
+        T part = T(source::item(first, v[j].item[0]));
+        TILEKIT_UNROLL
+        for (unsigned i = 1; i < vec; ++i) part = T(op(part, T(source::item(first + i, v[j].item[i]))));
+        acc = have ? T(op(acc, part)) : part;
+        have = true;
+      }
+    if (count_t(rank) < extra) {
+      const T x = T(source::item(at, e));
+      acc = have ? T(op(acc, x)) : x;
+      have = true;
+    }
+    for (count_t r = count_t(rank) + Threads; r < extra; r += Threads) {  // (an input that is not item-aligned only)
+      const count_t at2 = extra_at(r);
+      const T x = T(source::item(at2, source::base(in)[at2]));
+      acc = have ? T(op(acc, x)) : x;
+      have = true;
+    }
+    const count_t with_items = count_t(whole) > extra ? count_t(whole) : extra;
+    return with_items >= count_t(Threads) ? Threads : unsigned(with_items);
+  }
+
   // Block b of `blocks` folds its chunks (and the head and tail past them, if it is the
   // block next in line) and reduces them as a block: the total in every thread, and in
   // `valid` how many threads had items (a prefix of the block; 0 for a block without any).
@@ -292,7 +342,10 @@ struct reduce_kernel {
     // thread loads a batch of its items before combining any (independent loads).
     const count_t rest = n - whole_chunks * shape::chunk;
     const bool takes_rest = rest > 0 && b == whole_chunks % blocks;
-    if (takes_rest) {
+    unsigned rest_threads = rest >= count_t(Threads) ? Threads : unsigned(rest);  // threads with items of the rest (a prefix)
+    if constexpr (shape::vectors && !folds_arg_v<In, Op>) {
+      if (takes_rest) rest_threads = fold_rest_vectors(rank, rest, acc, have);
+    } else if (takes_rest) {
       for (count_t first = rank; first < rest; first += count_t(tail_batch) * Threads) {
         auto item = [&](unsigned k) {  // past rest: the last item again, loaded but not used
           return rest_item(first + count_t(k) * Threads < rest ? first + count_t(k) * Threads : rest - 1);
@@ -306,8 +359,8 @@ struct reduce_kernel {
           }
       }
     }
-    // Threads with items are a prefix of the block: all of them, the first `rest`, or none.
-    valid = b < whole_chunks || (takes_rest && rest >= count_t(Threads)) ? Threads : takes_rest ? unsigned(rest) : 0u;
+    // Threads with items are a prefix of the block: all of them, those of the rest, or none.
+    valid = b < whole_chunks ? Threads : takes_rest ? rest_threads : 0u;
     if (valid == 0) return acc;
     return valid == Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
   }
