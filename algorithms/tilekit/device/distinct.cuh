@@ -884,7 +884,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
   // keys than expected, or a piece past its set, is split further in piece_dedup).
   unsigned buckets = 1, pieces = 1;
-  while (buckets < distinct_tuning::max_buckets && static_cast<unsigned long long>(items) > buckets * bucket_items) buckets *= 2;
+  while (buckets < distinct_tuning::first_level_buckets && static_cast<unsigned long long>(items) > buckets * bucket_items) buckets *= 2;
   while (pieces < distinct_tuning::max_buckets && static_cast<unsigned long long>(items) > buckets * pieces * (set_slots / 2))
     pieces *= 2;
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;

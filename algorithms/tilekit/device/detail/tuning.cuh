@@ -372,6 +372,18 @@ struct distinct_tuning {
   // passes each.
   static constexpr unsigned long long bucket_items = 4096;
   static constexpr unsigned max_buckets = 256;
+  // The first pass's buckets at most (a power of two, at most max_buckets). A tile of the
+  // scatter (4096 pairs) goes to 256 buckets in runs of 16 keys (64 bytes, and 64 of indices:
+  // partial sectors); fewer buckets make longer runs, and more pieces a bucket in the second
+  // pass (at most max_buckets: with 64 buckets, pieces outgrow their sets past 2^26 keys).
+  // Not measured apart. -DTILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS overrides (for measuring).
+#if defined(TILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS)
+  static constexpr unsigned first_level_buckets = TILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS;
+#else
+  static constexpr unsigned first_level_buckets = max_buckets;
+#endif
+  static_assert(first_level_buckets >= 1 && first_level_buckets <= max_buckets && (first_level_buckets & (first_level_buckets - 1)) == 0,
+                "distinct_tuning: first_level_buckets is a power of two, at most max_buckets");
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
   // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
   // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
