@@ -82,7 +82,7 @@ struct gpu_backend {
   /// address 16-byte aligned, bytes a multiple of 16.
   __device__ static void prefetch_l2_bytes(const void* address, unsigned bytes) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(address), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(__cvta_generic_to_global(address)), "r"(bytes) : "memory");
 #else
     (void)address;
     (void)bytes;
