@@ -69,16 +69,18 @@ void check_device_histogram(const std::vector<Sample>& samples, int bins, Binner
 }
 
 // The 1-byte histogram kernel counting with byte_tensor_counters (the tensor cores' 1-bit
-// product; shuffles in the simulator) whatever byte_histogram_tuning::tensor_cores says.
-template <class Sample, class Binner>
+// product; shuffles in the simulator) whatever byte_histogram_tuning::tensor_cores says; with
+// Hybrid, each warp trip by the tensor cores or by shared atomics as its samples' spread says.
+template <bool Hybrid = false, class Sample, class Binner>
 void check_tensor_byte_histogram(const std::vector<Sample>& samples, int bins, Binner binner, const std::string& what,
                                  std::size_t offset, decltype(::backend::launcher()) launcher = ::backend::launcher()) {
-  check_histogram_run(samples, bins, binner, what + " (tensor counters)", offset, 0, [&](Sample* in, std::int64_t n, unsigned* counters) {
+  const std::string how = Hybrid ? " (tensor counters or atomics, by trip)" : " (tensor counters)";
+  check_histogram_run(samples, bins, binner, what + how, offset, 0, [&](Sample* in, std::int64_t n, unsigned* counters) {
     unsigned* const channel_counters[1] = {counters};
     const int channel_bins[1] = {bins};
     const Binner channel_binners[1] = {binner};
-    return tilekit::detail::run_byte_histogram<1, 1, false, true>(launcher, in, n, 1, n, channel_counters, channel_bins,
-                                                                  channel_binners, tilekit::detail::stdx::make_index_sequence<1>{});
+    return tilekit::detail::run_byte_histogram<1, 1, false, true, Hybrid>(launcher, in, n, 1, n, channel_counters, channel_bins,
+                                                                          channel_binners, tilekit::detail::stdx::make_index_sequence<1>{});
   });
 }
 
@@ -299,7 +301,8 @@ BOOST_AUTO_TEST_CASE(byte_samples_one_value_and_iterators) {
 // row's ends item by item), misaligned starts, a value per sample in
 // its own bin (even bins), signed samples partly outside 11 bins (values mapped to bins
 // after the counting, as for every binner), and runs of the edge values 0x00 / 0xFF / 0x80 / 0x7F.
-BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) {
+template <bool Hybrid>
+void check_tensor_byte_cases() {
   using namespace tk_test;
   auto g = rng_for(next_salt());
   const std::size_t big = ::backend::device_max_items() / 2 + 17;
@@ -307,19 +310,28 @@ BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) {
     for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32 * 16 + 5), std::size_t(1024 * 16 - 1), std::size_t(40000), big}) {
       const auto bytes = histogram_samples<unsigned char>(n, 0, 255, s, g);
       for (std::size_t offset : {0, 7})
-        check_tensor_byte_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s), offset);
+        check_tensor_byte_histogram<Hybrid>(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8 ") + name(s),
+                                            offset);
       if (n >= 40000)
-        check_tensor_byte_histogram(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), std::string("uint8, few blocks, ") + name(s),
-                                    3, ::backend::launcher_with_few_blocks());
+        check_tensor_byte_histogram<Hybrid>(bytes, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256),
+                                            std::string("uint8, few blocks, ") + name(s), 3, ::backend::launcher_with_few_blocks());
     }
     const auto signed_bytes = histogram_samples<signed char>(big, -128, 127, s, g);
-    check_tensor_byte_histogram(signed_bytes, 11, tilekit::even_bins<signed char, int>(12, -50, 60), std::string("int8 ") + name(s), 5);
+    check_tensor_byte_histogram<Hybrid>(signed_bytes, 11, tilekit::even_bins<signed char, int>(12, -50, 60), std::string("int8 ") + name(s), 5);
   }
   for (unsigned char value : {0x00, 0xFF, 0x80, 0x7F}) {
     const std::vector<unsigned char> same(big, value);
-    check_tensor_byte_histogram(same, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), "uint8 all " + std::to_string(value), 3);
+    check_tensor_byte_histogram<Hybrid>(same, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), "uint8 all " + std::to_string(value), 3);
+  }
+  if constexpr (Hybrid) {  // spread and skewed stretches in one input: warps take both paths in turn
+    std::vector<unsigned char> mixed = histogram_samples<unsigned char>(big, 0, 255, spread::uniform, g);
+    for (std::size_t i = 0; i < mixed.size(); ++i)
+      if ((i / 4096) % 2 == 1) mixed[i] = static_cast<unsigned char>(200 + (i / 4096) % 3);
+    check_tensor_byte_histogram<Hybrid>(mixed, 256, tilekit::even_bins<unsigned char, int>(257, 0, 256), "uint8 mixed stretches", 0);
   }
 }
+BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) { check_tensor_byte_cases<false>(); }
+BOOST_AUTO_TEST_CASE(byte_samples_counted_by_tensor_cores_or_atomics_by_trip) { check_tensor_byte_cases<true>(); }
 
 BOOST_AUTO_TEST_CASE(range_bins_and_edges) {
   using namespace tk_test;

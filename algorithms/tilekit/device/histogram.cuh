@@ -433,9 +433,13 @@ struct spread_histogram_kernel {
 // as such, the rest item by item. Without Rows, one row (rows is 1): the 1D loop alone.
 // With Tensor (one channel, one row) and a backend with has_bit_mma (sm_80 on), the block
 // counts whole vectors with byte_tensor_counters (the tensor cores' 1-bit product), 64 samples
-// a lane in warp-uniform trips, and the rest with shared atomics.
+// a lane in warp-uniform trips, and the rest with shared atomics. With Hybrid too, each warp
+// picks for each trip: the tensor cores where its lanes' first samples hold at least
+// byte_histogram_tuning::hybrid_distinct values (spread data, where a shared atomic costs a
+// pass per distinct value), else the same shared atomics as without Tensor (skewed data, where
+// the hardware combines a warp's adds to one address).
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
-          bool Tensor = byte_histogram_tuning::tensor_cores>
+          bool Tensor = byte_histogram_tuning::tensor_cores, bool Hybrid = byte_histogram_tuning::hybrid>
 struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
   static constexpr bool tensor = Tensor && Channels == 1 && !Rows;
@@ -603,7 +607,20 @@ struct byte_histogram_kernel {
         // v + 2 threads, v + 3 threads; lanes past the end give zero vectors, not counted.
         const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
         const count_t lane = block.thread_rank() % 32;
-        auto add_vectors = [&](const vector_of<std::uint32_t, 4> (&x)[4], unsigned zeros) {
+        // A trip's vectors x[u] = vector v + u x threads (zeros: padding samples, the last trip's).
+        auto add_vectors = [&](const vector_of<std::uint32_t, 4> (&x)[4], unsigned zeros, count_t v, bool whole_trip) {
+          if constexpr (Hybrid) {
+            // Few values among the warp's first samples (one a lane): shared atomics (whole
+            // trips only: the choice is the warp's, as add_words is warp-collective).
+            auto warp = tilekit::tiled_partition<32>(block);
+            const unsigned first_sample = x[0].item[0] & 0xffu;
+            const bool leads = lowest_bit(warp.match_any(first_sample)) == unsigned(lane);
+            if (whole_trip && popc(warp.ballot(leads)) < byte_histogram_tuning::hybrid_distinct) {
+              TILEKIT_UNROLL
+              for (unsigned u = 0; u < 4; ++u) count_words(x[u], head + 16 * (v + u * threads));
+              return;
+            }
+          }
           std::uint32_t w[16];
           TILEKIT_UNROLL
           for (unsigned u = 0; u < 16; ++u) w[u] = x[u / 4].item[u % 4];
@@ -614,7 +631,7 @@ struct byte_histogram_kernel {
           vector_of<std::uint32_t, 4> x[4];
           TILEKIT_UNROLL
           for (unsigned u = 0; u < 4; ++u) x[u] = load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads));
-          add_vectors(x, 0);
+          add_vectors(x, 0, v, true);
         }
         if (v - lane < vectors) {  // the warp's first lane has a vector: the last trip
           vector_of<std::uint32_t, 4> x[4];
@@ -625,7 +642,7 @@ struct byte_histogram_kernel {
             x[u] = here ? load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads)) : vector_of<std::uint32_t, 4>{};
             zeros += here ? 0u : 16u;
           }
-          add_vectors(x, zeros);
+          add_vectors(x, zeros, v, false);
         }
       } else {
         const auto* words = reinterpret_cast<const std::uint32_t*>(in + head);
@@ -685,13 +702,14 @@ unsigned histogram_grid(const Launcher& launcher, count_t n, count_t per_block, 
 // row_stride apart, at in, its counters zeroed first: no more blocks than fill the GPU once
 // (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
 // samples a block (32-bit counts). @pre rows >= 1 (1 without Rows), row_samples >= 1.
-template <unsigned Channels, unsigned Active, bool Rows, bool Tensor = byte_histogram_tuning::tensor_cores, class Launcher,
+template <unsigned Channels, unsigned Active, bool Rows, bool Tensor = byte_histogram_tuning::tensor_cores,
+          bool Hybrid = byte_histogram_tuning::hybrid, class Launcher,
           class In, class Counter, class Binner, std::size_t... C>
 typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t row_samples, count_t rows,
                                                  count_t row_stride, Counter* const (&counters)[Active],
                                                  const int (&bins)[Active], const Binner (&binners)[Active],
                                                  stdx::index_sequence<C...>) {
-  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows, Tensor>;
+  using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows, Tensor, Hybrid>;
   const count_t n = row_samples * rows;
   const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
   const count_t fewest = (n >> 31) + 1;

@@ -337,6 +337,20 @@ struct byte_histogram_tuning {
 #else
   static constexpr bool tensor_cores = false;
 #endif
+  // With tensor_cores: each warp trip (64 samples a lane) counted by the tensor cores only where
+  // the lanes' first samples hold at least hybrid_distinct values, else by shared atomics (the
+  // tensor path's cost is the same on any data; the atomics' is lowest on skewed data). Not yet
+  // measured. -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_DISTINCT=.. override (for measuring).
+#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID)
+  static constexpr bool hybrid = TILEKIT_BYTE_HISTOGRAM_HYBRID;
+#else
+  static constexpr bool hybrid = false;
+#endif
+#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT)
+  static constexpr unsigned hybrid_distinct = TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT;
+#else
+  static constexpr unsigned hybrid_distinct = 20;  // uniform bytes: ~30 of 32; 75% in one bin: ~9
+#endif
 };
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
