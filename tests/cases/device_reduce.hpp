@@ -457,8 +457,21 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   std::size_t too_few = bytes - 1;
   BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), too_few, in.data(), 5, out.data(), tilekit::plus{}, 0) ==
              ::backend::invalid_value);
+  // ArgMin / ArgMax: a null value or index output (n > 0 or not: both are always written), a null input with items.
+  dbuf<long long> index(1, poison<long long>());
+  std::size_t arg_bytes = 0;
+  BOOST_REQUIRE(tilekit::device_arg_extremum<false>(launcher, nullptr, arg_bytes, in.data(), 100, out.data(), index.data()) ==
+                launcher.success);
+  dbuf<unsigned char> arg_temp(arg_bytes, 0);
+  BOOST_TEST(tilekit::device_arg_extremum<false>(launcher, arg_temp.data(), arg_bytes, in.data(), 100, static_cast<int*>(nullptr),
+                                                 index.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_arg_extremum<true>(launcher, arg_temp.data(), arg_bytes, in.data(), 100, out.data(),
+                                                static_cast<long long*>(nullptr)) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_arg_extremum<true>(launcher, arg_temp.data(), arg_bytes, static_cast<const int*>(nullptr), 100,
+                                                out.data(), index.data()) == ::backend::invalid_value);
   ::backend::sync();
   BOOST_TEST(is_poison(out.to_host()[0]));
+  BOOST_TEST(is_poison(index.to_host()[0]));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

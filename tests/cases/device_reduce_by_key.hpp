@@ -319,6 +319,24 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
   std::size_t small = bytes - 1;
   BOOST_TEST(tilekit::device_reduce_by_key(launcher, temp.data(), small, k.data(), v.data(), 3, ko.data(), vo.data(), num.data(),
                                            tilekit::plus{}, tilekit::equal_to{}) == ::backend::invalid_value);
+  // The by-key scans: a negative count (the size query too), null keys, values or output, too little storage.
+  for (bool inclusive : {true, false}) {
+    auto scan = [&](void* t, std::size_t& b, const int* keys, const int* values, std::int64_t n, int* out) {
+      return inclusive ? tilekit::device_scan_by_key<true>(launcher, t, b, keys, values, n, out, tilekit::plus{}, 0, tilekit::equal_to{})
+                       : tilekit::device_scan_by_key<false>(launcher, t, b, keys, values, n, out, tilekit::plus{}, 0, tilekit::equal_to{});
+    };
+    std::size_t query = 12345, scan_bytes = 0;
+    BOOST_TEST(scan(nullptr, query, k.data(), v.data(), -1, vo.data()) == ::backend::invalid_value);
+    BOOST_TEST(query == 12345u);
+    BOOST_REQUIRE(scan(nullptr, scan_bytes, k.data(), v.data(), 3, vo.data()) == launcher.success);
+    rbkbuf<unsigned char> scan_temp(scan_bytes, 0xCD);
+    BOOST_TEST(scan(scan_temp.data(), scan_bytes, k.data(), v.data(), -1, vo.data()) == ::backend::invalid_value);
+    BOOST_TEST(scan(scan_temp.data(), scan_bytes, none, v.data(), 3, vo.data()) == ::backend::invalid_value);
+    BOOST_TEST(scan(scan_temp.data(), scan_bytes, k.data(), none, 3, vo.data()) == ::backend::invalid_value);
+    BOOST_TEST(scan(scan_temp.data(), scan_bytes, k.data(), v.data(), 3, static_cast<int*>(nullptr)) == ::backend::invalid_value);
+    std::size_t scan_small = scan_bytes - 1;
+    BOOST_TEST(scan(scan_temp.data(), scan_small, k.data(), v.data(), 3, vo.data()) == ::backend::invalid_value);
+  }
   ::backend::sync();
   BOOST_TEST(is_poison(num.to_host()[0]));
   BOOST_TEST((is_poison(ko.to_host()[0]) && is_poison(vo.to_host()[0])));

@@ -219,9 +219,18 @@ BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {
                                                       static_cast<int*>(nullptr)) == ::backend::invalid_value);
   BOOST_TEST(tilekit::device_run_length_encode<true>(launcher, temp.data(), bytes, in.data(), 100, static_cast<int*>(nullptr),
                                                      lengths.data(), runs.data()) == ::backend::invalid_value);
+  // A null input or lengths output with items, and too little storage.
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, static_cast<const int*>(nullptr), 100,
+                                                      keys.data(), lengths.data(), runs.data()) == ::backend::invalid_value);
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), bytes, in.data(), 100, keys.data(),
+                                                      static_cast<int*>(nullptr), runs.data()) == ::backend::invalid_value);
+  std::size_t too_few = bytes - 1;
+  BOOST_TEST(tilekit::device_run_length_encode<false>(launcher, temp.data(), too_few, in.data(), 100, keys.data(), lengths.data(),
+                                                      runs.data()) == ::backend::invalid_value);
   ::backend::sync();
   BOOST_TEST(is_poison(runs.to_host()[0]));
   for (int v : keys.to_host()) BOOST_TEST(is_poison(v));
+  for (int v : lengths.to_host()) BOOST_TEST(is_poison(v));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
