@@ -511,7 +511,8 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
 // piece_dedup's set where keys have 4 bytes and indices fewer (Packed), in shared memory: each
 // slot's stored key (key_set's ~bits; 0: free) and the ~lowest index of its key (0 until taken;
 // an index below 2^32 - 1 makes it nonzero) in two arrays of 32-bit words. A probe reads a group
-// of 4 keys in one 16-byte load; the claim and the lowest index take native 32-bit shared atomics.
+// of 4 keys in one 16-byte load; the claim and the lowest index take native 32-bit shared atomics,
+// the home a 32-bit hash.
 // (key_set's 64-bit slots took a compare-and-swap loop for the index's maximum, and ptxas's probe
 // step was ~144 instructions: piece_dedup ran at ~10 warp instructions a key, Nsight Compute,
 // 2^24 int32 keys, 50% distinct, 2026-12-05.)
@@ -521,15 +522,8 @@ struct piece_set {
   unsigned* lowest;  // as many
   unsigned mask;     // capacity - 1 (a power of two, at least group)
   TILEKIT_HD static constexpr unsigned long long allocated(unsigned long long capacity) { return capacity + group; }
-  // murmur3's 32-bit finaliser (not mix64, whose top bits chose the piece)
-  TILEKIT_HD static unsigned hash(unsigned s) {
-    s ^= s >> 16;
-    s *= 0x85EBCA6Bu;
-    s ^= s >> 13;
-    s *= 0xC2B2AE35u;
-    return s ^ (s >> 16);
-  }
-  TILEKIT_HD unsigned home(unsigned s) const { return s == 0 ? mask + 1 : hash(s) & mask & ~(group - 1); }
+  // (mix32, not mix64: mix64's top bits chose the piece)
+  TILEKIT_HD unsigned home(unsigned s) const { return s == 0 ? mask + 1 : mix32(s) & mask & ~(group - 1); }
   // The keys of the group of slot `at` (one 16-byte load).
   TILEKIT_HD vector_of<unsigned, group> read_group(unsigned at) const { return load_vector<unsigned, group>(keys + (at & ~(group - 1))); }
   // One probe of stored key s (index word mine = ~index) in the group of `at`, from `at` on, whose

@@ -65,6 +65,15 @@ TILEKIT_HD unsigned lowest_bit(unsigned x) {
 #endif
 }
 
+// murmur3's 32-bit finaliser: every bit of x spread over the result (32-bit hash sets).
+TILEKIT_HD unsigned mix32(unsigned x) {
+  x ^= x >> 16;
+  x *= 0x85EBCA6Bu;
+  x ^= x >> 13;
+  x *= 0xC2B2AE35u;
+  return x ^ (x >> 16);
+}
+
 // splitmix64's finaliser: every bit of x spread over the result (hash sets, call tags).
 TILEKIT_HD unsigned long long mix64(unsigned long long x) {
   x ^= x >> 30;
