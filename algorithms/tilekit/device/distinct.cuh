@@ -876,11 +876,19 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const bool by_buckets = small < capacity;  // else the first set is the only one, and cannot fill
   const unsigned long long set_slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
   // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
-  // keys than expected, or a piece past its set, is split further in piece_dedup).
+  // keys than expected, or a piece past its set, is split further in piece_dedup). With
+  // balanced_buckets, no more buckets than pieces a bucket where the pieces allow: the first
+  // pass's scatter runs are longer (distinct_tuning).
+  const unsigned long long half_set = set_slots / 2, most = distinct_tuning::max_buckets;
   unsigned buckets = 1, pieces = 1;
   while (buckets < distinct_tuning::first_level_buckets && static_cast<unsigned long long>(items) > buckets * bucket_items) buckets *= 2;
-  while (pieces < distinct_tuning::max_buckets && static_cast<unsigned long long>(items) > buckets * pieces * (set_slots / 2))
-    pieces *= 2;
+  if (distinct_tuning::balanced_buckets) {
+    unsigned long long all_pieces = 1, balanced = 1;
+    while (all_pieces < most * most && static_cast<unsigned long long>(items) > all_pieces * half_set) all_pieces *= 2;
+    while (balanced * balanced < all_pieces) balanced *= 2;  // (at most `most`: all_pieces <= most^2)
+    if (balanced < buckets) buckets = unsigned(balanced);
+  }
+  while (pieces < most && static_cast<unsigned long long>(items) > buckets * pieces * half_set) pieces *= 2;
   const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
   const count_t resident = count_t(sms) * scatter1_t::MinBlocksPerSM;  // a wave of the partition's blocks
   const count_t per_bucket = resident / buckets > 1 ? resident / buckets : 1;  // level 2's blocks a bucket

@@ -769,6 +769,11 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       Counter* const channel_counters[1] = {counters};
       const int channel_bins[1] = {bins};
       const Binner channel_binners[1] = {binner};
+      // Large inputs: the tensor-core / atomics hybrid (byte_histogram_tuning::hybrid_from).
+      using hybrid_t = detail::byte_histogram_kernel<In, Counter, Binner, 1, 1, false, true, true>;
+      if (n >= byte_histogram_tuning::hybrid_from && hybrid_t::shared_bytes <= launcher.max_shared_bytes())
+        return detail::run_byte_histogram<1, 1, false, true, true>(launcher, in, n, 1, n, channel_counters, channel_bins,
+                                                                   channel_binners, detail::stdx::make_index_sequence<1>{});
       return detail::run_byte_histogram<1, 1, false>(launcher, in, n, 1, n, channel_counters, channel_bins, channel_binners,
                                               detail::stdx::make_index_sequence<1>{});
     }

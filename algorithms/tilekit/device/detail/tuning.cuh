@@ -212,17 +212,22 @@ struct run_length_encode_tuning {
 // The decoupled look-back's pauses (look_back_tuning) live with it, in grid/detail/look_back.cuh.
 
 /// The single-pass kernels (scan, select / partition / unique, run-length encode): as a block
-/// starts, its thread 0 asks L2 (one bulk prefetch, sm_90 on) for the input of the chunk
-/// `ahead` chunks on, where ahead is ahead_percent of the blocks resident at once (SMs x
-/// blocks per SM). That chunk's block starts about a block's life later and finds its input in
-/// L2, not DRAM: the blocks' pauses in the look-back leave no loads in flight (select with none
-/// kept reads at 52% / 69% of the read limit at 2^24 / 2^28 on the H200). 0: no prefetch.
-/// Not yet measured: off. -DTILEKIT_PREFETCH_AHEAD_PERCENT=.. overrides (for measuring).
+/// starts, its thread 0 asks L2 (one bulk prefetch, sm_90 on) for the input (flags, values) of
+/// the chunk `ahead` chunks on, where ahead is a percentage of the blocks resident at once (SMs
+/// x blocks per SM). That chunk's block starts about a block's life later and finds its input in
+/// L2, not DRAM. 0: no prefetch. Measured on an H100 (2026-12-05, rbench8 in one process with CUB
+/// 3.0.1; 0 / 50 / 100%, us): select half kept 2^24 47.9 / 44.7 / 54.2, 2^28 587.7 / 535.9 / 684.6;
+/// none kept 2^28 425.7 / 393.8 / 397.6; all kept 2^28 773.2 / 779.6 / 1042.9; unique 2^28 485.9 /
+/// 431.7 / 452.9; partition 2^28 791.6 / 735.9 / 1000.3; run-length encode 2^24 51.5 / 49.7 / 53.6,
+/// 2^28 644.9 / 581.6 / 586.0; but the int32 scan 2^28 759.2 / 823.2 / 1050.0 and the int64 one
+/// 1497.2 / 1656.2 / 2094.4 (read and write streams: the prefetched lines go before they are read).
+/// -DTILEKIT_PREFETCH_AHEAD_PERCENT=.. sets all three (for measuring).
 struct prefetch_tuning {
 #if defined(TILEKIT_PREFETCH_AHEAD_PERCENT)
-  static constexpr unsigned ahead_percent = TILEKIT_PREFETCH_AHEAD_PERCENT;
+  static constexpr unsigned scan_percent = TILEKIT_PREFETCH_AHEAD_PERCENT, select_percent = TILEKIT_PREFETCH_AHEAD_PERCENT,
+                            run_length_percent = TILEKIT_PREFETCH_AHEAD_PERCENT;
 #else
-  static constexpr unsigned ahead_percent = 0;
+  static constexpr unsigned scan_percent = 0, select_percent = 50, run_length_percent = 50;
 #endif
 };
 
@@ -351,6 +356,17 @@ struct byte_histogram_tuning {
 #else
   static constexpr unsigned hybrid_distinct = 20;  // uniform bytes: ~30 of 32; 75% in one bin: ~9
 #endif
+  // One channel of 1-byte samples (the 1D histograms) from hybrid_from samples on: the hybrid,
+  // whatever tensor_cores and hybrid say. H100 (2026-12-05, rbench9; CUB 3.0.1 in the same run),
+  // atomics -> hybrid (hybrid_distinct 20), uniform / skewed / all equal: 2^28 121.2 / 104.6 /
+  // 103.5 -> 114.1 / 106.8 / 105.1 us, 2^30 456.3 / 365.7 / 366.3 -> 406.6 / 372.1 / 367.4;
+  // 2^24 13.9-14.5 -> 14.6-15.7 (2^16-2^22: 5.6-9.3 -> 7.4-10.9, the tensor path's fixed cost).
+  // -DTILEKIT_BYTE_HISTOGRAM_HYBRID_FROM=.. overrides (for measuring).
+#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM)
+  static constexpr long long hybrid_from = TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM;
+#else
+  static constexpr long long hybrid_from = 1ll << 26;
+#endif
 };
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
@@ -398,6 +414,15 @@ struct distinct_tuning {
 #endif
   static_assert(first_level_buckets >= 1 && first_level_buckets <= max_buckets && (first_level_buckets & (first_level_buckets - 1)) == 0,
                 "distinct_tuning: first_level_buckets is a power of two, at most max_buckets");
+  // No more buckets than pieces a bucket (about the square root of the pieces in all) where
+  // that is fewer. H100 (2026-12-05, rbench4), 2^24 int32 keys, 64 buckets of 64 pieces against
+  // 256 of 16: 50% distinct 784.5 -> 698.8 us, 100% 815.9 -> 728.3 (1% takes no buckets). At 2^28
+  // it is 256 of 256 either way. -DTILEKIT_DISTINCT_BALANCED_BUCKETS=0 overrides (for measuring).
+#if defined(TILEKIT_DISTINCT_BALANCED_BUCKETS)
+  static constexpr bool balanced_buckets = TILEKIT_DISTINCT_BALANCED_BUCKETS;
+#else
+  static constexpr bool balanced_buckets = true;
+#endif
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
   // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
   // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
