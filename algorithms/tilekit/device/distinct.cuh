@@ -946,9 +946,11 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
       using sizer_t = size_first_set<T, Packed>;
       const count_t sketched_items = static_cast<unsigned long long>(n) < estimate_items ? n : count_t(estimate_items);
       const estimate_t estimate{in, sketched_items, sketch};
-      // Given up where the first keys alone are a quarter more than the set takes before it is
-      // given up (the sketch's error is about 3%).
-      const double give_up_above = 1.25 * double(small / 8 * distinct_tuning::first_set_load_eighths);
+      // Given up where the first keys alone are 5% more than the set takes before it is given up
+      // (the sketch's error is about 3%). A set that fills costs its whole insert: on an H100,
+      // 2^23 int32 keys with 50% distinct (3.6 M, the sketch's margin was a quarter) took 776 us
+      // against 405 for 100% distinct, given up at once (perf/results/2026-12-05-h100-ab).
+      const double give_up_above = 1.05 * double(small / 8 * distinct_tuning::first_set_load_eighths);
       if (auto e = launcher.zero_then_run(flags, before_set, true, grid_for(sketched_items / estimate_t::Items + 1, estimate_t::MinBlocksPerSM),
                                           estimate_t::Threads, estimate, estimate_t::shared_bytes);
           e != launcher.success)

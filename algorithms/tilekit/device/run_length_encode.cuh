@@ -271,7 +271,7 @@ typename Launcher::error_type run_length_encode_with(const Launcher& launcher, v
   const bool vector_in = misaligned_head(in, body_t::chunk_items) == 0;
   launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
   body_t body{in, n, keys_out, lengths_out, num_out, vector_in, storage.states};
-  body.ahead = prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM, prefetch_tuning::run_length_percent);
+  body.ahead = prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
   return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 }  // namespace detail

@@ -173,7 +173,7 @@ typename Launcher::error_type scan_in_shape(const Launcher& launcher, void* temp
   // (compute-sanitizer initcheck, through NVTX).
   launcher.assume_initialized(storage.first, storage.used);
   body_t body{in, out, n, op, init, has_init, vector_in, vector_out, storage.states, init_from};
-  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM, prefetch_tuning::scan_percent);
+  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
   return launcher.run(unsigned(chunks), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 }  // namespace detail

@@ -424,7 +424,7 @@ typename Launcher::error_type device_select(const Launcher& launcher, void* temp
   if constexpr (Keep::reads_flags) vector_flags = detail::vector_aligned<body_t::V>(keep.flags);
   launcher.assume_initialized(storage.first, storage.used);  // any content is valid (launch_states)
   body_t body{in, n, out, num_out, keep, vector_in, storage.states, values, vector_values, vector_flags};
-  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM, prefetch_tuning::select_percent);
+  body.ahead = detail::prefetch_ahead(launcher.sm_count(), body_t::MinBlocksPerSM);
   return launcher.run(unsigned(chunks > 0 ? chunks : 1), body_t::Threads, body, sizeof(typename body_t::shared_t));
 }
 

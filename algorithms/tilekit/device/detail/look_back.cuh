@@ -9,10 +9,10 @@
 
 namespace tilekit::detail {
 
-// The chunks ahead whose input a single-pass block asks L2 for (prefetch_tuning): `percent` of
-// the blocks resident at once, sms x blocks_per_sm. 0: none.
-inline count_t prefetch_ahead(unsigned sms, unsigned blocks_per_sm, unsigned percent) {
-  return count_t(sms) * blocks_per_sm * percent / 100;
+// The chunks ahead whose input a single-pass block asks L2 for (prefetch_tuning): a share of the
+// blocks resident at once, sms x blocks_per_sm. 0: none.
+inline count_t prefetch_ahead(unsigned sms, unsigned blocks_per_sm) {
+  return count_t(sms) * blocks_per_sm * prefetch_tuning::ahead_percent / 100;
 }
 // Asks L2 for the items of chunk `chunk + ahead` of p[0 .. n), where that is a whole chunk
 // and starts 16-byte aligned (p is, and a chunk is a multiple of 16 bytes).

@@ -220,14 +220,18 @@ struct run_length_encode_tuning {
 /// none kept 2^28 425.7 / 393.8 / 397.6; all kept 2^28 773.2 / 779.6 / 1042.9; unique 2^28 485.9 /
 /// 431.7 / 452.9; partition 2^28 791.6 / 735.9 / 1000.3; run-length encode 2^24 51.5 / 49.7 / 53.6,
 /// 2^28 644.9 / 581.6 / 586.0; but the int32 scan 2^28 759.2 / 823.2 / 1050.0 and the int64 one
-/// 1497.2 / 1656.2 / 2094.4 (read and write streams: the prefetched lines go before they are read).
-/// -DTILEKIT_PREFETCH_AHEAD_PERCENT=.. sets all three (for measuring).
+/// 1497.2 / 1656.2 / 2094.4 (a read and a write stream each; likely the prefetched lines leave L2 before
+/// they are read: not profiled).
+/// A second run (same card, same day; 25 / 35 / 50 / 75%, us at 2^28): the int32 scan 714.5 / 738.8 /
+/// 760.6 / 999.7 (0%: 759.2 before), int64 1424.3 / 1475.6 / 1500.0 / 2004.1, select all kept 713.6 /
+/// 722.6 / 777.7 / 937.4, half 530.5 / 530.4 / 536.2 / 626.2, partition 716.2 / 718.5 / 735.3 / 853.9,
+/// run-length encode 581.1 / 581.0 / 582.5 / 584.0; 2^24 alike (scan int32 49.7 / 50.8 / 53.5 / 62.2).
+/// So a quarter of a wave, for all three. -DTILEKIT_PREFETCH_AHEAD_PERCENT=.. overrides (for measuring).
 struct prefetch_tuning {
 #if defined(TILEKIT_PREFETCH_AHEAD_PERCENT)
-  static constexpr unsigned scan_percent = TILEKIT_PREFETCH_AHEAD_PERCENT, select_percent = TILEKIT_PREFETCH_AHEAD_PERCENT,
-                            run_length_percent = TILEKIT_PREFETCH_AHEAD_PERCENT;
+  static constexpr unsigned ahead_percent = TILEKIT_PREFETCH_AHEAD_PERCENT;
 #else
-  static constexpr unsigned scan_percent = 0, select_percent = 50, run_length_percent = 50;
+  static constexpr unsigned ahead_percent = 25;
 #endif
 };
 
@@ -365,7 +369,8 @@ struct byte_histogram_tuning {
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM)
   static constexpr long long hybrid_from = TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM;
 #else
-  static constexpr long long hybrid_from = 1ll << 26;
+  static constexpr long long hybrid_from = 1ll << 28;  // same run, atomics -> hybrid at 2^25 / 2^26 / 2^27: 21.6-22.5 ->
+                                                       // 22.5-23.7, 36.0-37.4 -> 37.6-38.8, 60.0-65.4 -> 62.7-66.0 us
 #endif
 };
 
