@@ -22,7 +22,6 @@
 #include <tilekit/core/operators.hpp>
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
-#include <tilekit/tile/reduce.cuh>  // the hybrid's warp maximum
 #include <tilekit/block/histogram.cuh>
 #include <tilekit/cluster/histogram.cuh>
 
@@ -435,10 +434,10 @@ struct spread_histogram_kernel {
 // With Tensor (one channel, one row) and a backend with has_bit_mma (sm_80 on), the block
 // counts whole vectors with byte_tensor_counters (the tensor cores' 1-bit product), 64 samples
 // a lane in warp-uniform trips, and the rest with shared atomics. With Hybrid too, each warp
-// picks for each trip: the tensor cores where a shared atomic of its samples would take at least
-// byte_histogram_tuning::hybrid_passes passes (distinct values in one bank; spread data), else
-// the same shared atomics as without Tensor (skewed data, where the hardware combines a warp's
-// adds to one address, or values that fall in different banks).
+// picks for each trip: the tensor cores where its lanes' first samples hold at least
+// byte_histogram_tuning::hybrid_distinct values (spread data, where a shared atomic costs a
+// pass per distinct value), else the same shared atomics as without Tensor (skewed data, where
+// the hardware combines a warp's adds to one address).
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
           bool Tensor = byte_histogram_tuning::tensor_cores, bool Hybrid = byte_histogram_tuning::hybrid>
 struct byte_histogram_kernel {
@@ -611,19 +610,12 @@ struct byte_histogram_kernel {
         // A trip's vectors x[u] = vector v + u x threads (zeros: padding samples, the last trip's).
         auto add_vectors = [&](const vector_of<std::uint32_t, 4> (&x)[4], unsigned zeros, count_t v, bool whole_trip) {
           if constexpr (Hybrid) {
-            // Shared atomics where they are cheap: the passes a shared atomic of the warp takes
-            // (the most distinct values that fall in one bank), for two of the trip's byte
-            // positions (bytes 0 and 2 of the first word), below hybrid_passes on average (whole
-            // trips only: the choice is the warp's, as add_words is warp-collective). Counting
-            // distinct values alone took the tensor cores for the bytes of int32 values in
-            // [-1000, 1000] (random low bytes, few others), where atomics were 30% faster.
+            // Few values among the warp's first samples (one a lane): shared atomics (whole
+            // trips only: the choice is the warp's, as add_words is warp-collective).
             auto warp = tilekit::tiled_partition<32>(block);
-            auto passes = [&](unsigned value) {
-              const unsigned leaders = warp.ballot(lowest_bit(warp.match_any(value)) == unsigned(lane));
-              return tilekit::reduce(warp, popc(warp.match_any(value & 31u) & leaders), maximum{});
-            };
-            const unsigned word = x[0].item[0];
-            if (whole_trip && passes(word & 0xffu) + passes((word >> 16) & 0xffu) < 2 * byte_histogram_tuning::hybrid_passes) {
+            const unsigned first_sample = x[0].item[0] & 0xffu;
+            const bool leads = lowest_bit(warp.match_any(first_sample)) == unsigned(lane);
+            if (whole_trip && popc(warp.ballot(leads)) < byte_histogram_tuning::hybrid_distinct) {
               TILEKIT_UNROLL
               for (unsigned u = 0; u < 4; ++u) count_words(x[u], head + 16 * (v + u * threads));
               return;

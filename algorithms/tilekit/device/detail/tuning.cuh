@@ -346,24 +346,23 @@ struct byte_histogram_tuning {
 #else
   static constexpr bool tensor_cores = false;
 #endif
-  // With tensor_cores: each warp trip (64 samples a lane) counted by the tensor cores only where a
-  // shared atomic of its samples takes hybrid_passes passes or more (the most distinct values in
-  // one bank, averaged over two byte positions), else by shared atomics (the tensor path's cost is
-  // the same on any data; the atomics' is lowest on skewed data or values in distinct banks).
-  // -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_PASSES=.. override (for measuring).
+  // With tensor_cores: each warp trip (64 samples a lane) counted by the tensor cores only where
+  // the lanes' first samples hold at least hybrid_distinct values, else by shared atomics (the
+  // tensor path's cost is the same on any data; the atomics' is lowest on skewed data). Not yet
+  // measured. -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_DISTINCT=.. override (for measuring).
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID)
   static constexpr bool hybrid = TILEKIT_BYTE_HISTOGRAM_HYBRID;
 #else
   static constexpr bool hybrid = false;
 #endif
-#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_PASSES)
-  static constexpr unsigned hybrid_passes = TILEKIT_BYTE_HISTOGRAM_HYBRID_PASSES;
+#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT)
+  static constexpr unsigned hybrid_distinct = TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT;
 #else
-  static constexpr unsigned hybrid_passes = 3;  // uniform bytes: ~3.5 of 32 lanes; 75% in one bin, all equal: 1-2
+  static constexpr unsigned hybrid_distinct = 20;  // uniform bytes: ~30 of 32; 75% in one bin: ~9
 #endif
   // One channel of 1-byte samples (the 1D histograms) from hybrid_from samples on: the hybrid,
   // whatever tensor_cores and hybrid say. H100 (2026-12-05, rbench9; CUB 3.0.1 in the same run),
-  // atomics -> hybrid (then by 20 distinct values), uniform / skewed / all equal: 2^28 121.2 / 104.6 /
+  // atomics -> hybrid (hybrid_distinct 20), uniform / skewed / all equal: 2^28 121.2 / 104.6 /
   // 103.5 -> 114.1 / 106.8 / 105.1 us, 2^30 456.3 / 365.7 / 366.3 -> 406.6 / 372.1 / 367.4;
   // 2^24 13.9-14.5 -> 14.6-15.7 (2^16-2^22: 5.6-9.3 -> 7.4-10.9, the tensor path's fixed cost).
   // -DTILEKIT_BYTE_HISTOGRAM_HYBRID_FROM=.. overrides (for measuring).
