@@ -369,8 +369,15 @@ struct byte_histogram_tuning {
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM)
   static constexpr long long hybrid_from = TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM;
 #else
-  static constexpr long long hybrid_from = 1ll << 28;  // same run, atomics -> hybrid at 2^25 / 2^26 / 2^27: 21.6-22.5 ->
-                                                       // 22.5-23.7, 36.0-37.4 -> 37.6-38.8, 60.0-65.4 -> 62.7-66.0 us
+  // Off. Same run, atomics -> hybrid at 2^25 / 2^26 / 2^27: 21.6-22.5 -> 22.5-23.7, 36.0-37.4 ->
+  // 37.6-38.8, 60.0-65.4 -> 62.7-66.0 us. On from 2^28, the H200 perf/run at 2108ab7 had
+  // device_bench's histogram256_u8 (the bytes of int32 values in [-1000, 1000]: random low bytes,
+  // few values in the others) at 77.3 -> 109.0 us, 0.82x CUB: the lanes' first samples (low bytes)
+  // hold ~30 values, so the tensor cores, where atomics cost little. Choosing instead by the passes
+  // an atomic takes (distinct values in one bank; match_any twice, a ballot, a warp maximum, for two
+  // byte positions) made every spread slower on an H100 at da621f0 (uniform 2^28 120.8 -> 156.7 us:
+  // the choice's cost and atomics taken on uniform trips; perf/results/2026-12-05-h100-perf).
+  static constexpr long long hybrid_from = 0x7fffffffffffffffll;
 #endif
 };
 
