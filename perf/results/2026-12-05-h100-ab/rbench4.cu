@@ -11,7 +11,7 @@
 #ifndef VARIANT
 #define VARIANT "base"
 #endif
-#include "timing.cuh"
+#include "../2026-12-04-h200-argmin-keys/timing.cuh"  // (built with .devscripts/src/timing.cuh, the same file)
 struct below_zero { __host__ __device__ bool operator()(int x) const { return x < 0; } };
 struct below_m { __host__ __device__ bool operator()(int x) const { return x < -500000; } };
 struct above_m { __host__ __device__ bool operator()(int x) const { return x > 500000; } };
