@@ -348,8 +348,8 @@ struct byte_histogram_tuning {
 #endif
   // With tensor_cores: each warp trip (64 samples a lane) counted by the tensor cores only where
   // the lanes' first samples hold at least hybrid_distinct values, else by shared atomics (the
-  // tensor path's cost is the same on any data; the atomics' is lowest on skewed data). Not yet
-  // measured. -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_DISTINCT=.. override (for measuring).
+  // tensor path's cost is the same on any data; the atomics' is lowest on skewed data). Measured
+  // below (hybrid_from). -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_DISTINCT=.. override (for measuring).
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID)
   static constexpr bool hybrid = TILEKIT_BYTE_HISTOGRAM_HYBRID;
 #else
@@ -417,8 +417,9 @@ struct distinct_tuning {
   // The first pass's buckets at most (a power of two, at most max_buckets). A tile of the
   // scatter (4096 pairs) goes to 256 buckets in runs of 16 keys (64 bytes, and 64 of indices:
   // partial sectors); fewer buckets make longer runs, and more pieces a bucket in the second
-  // pass (at most max_buckets: with 64 buckets, pieces outgrow their sets past 2^26 keys).
-  // Not measured apart. -DTILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS overrides (for measuring).
+  // pass (at most max_buckets: with 64 buckets, pieces outgrow their sets past 2^26 keys). A cap
+  // of 32 was 1-13% slower than balanced_buckets at 2^23-2^26 on an H100 (perf/results/2026-12-05-
+  // h100-ab/round2). -DTILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS overrides (for measuring).
 #if defined(TILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS)
   static constexpr unsigned first_level_buckets = TILEKIT_DISTINCT_FIRST_LEVEL_BUCKETS;
 #else
