@@ -119,7 +119,7 @@ struct rle_kernel {
     const unsigned long long seen = states.template read_counter<be>();
     if (block.thread_rank() == 0) {
       states.template warm<be>(chunk);  // as the scan (scan.cuh)
-      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
+      prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
     }
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;

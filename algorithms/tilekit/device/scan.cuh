@@ -92,7 +92,7 @@ struct scan_kernel {
     // float, +4-6% at 2^24-2^28 int64 (perf/results/2026-12-03-h200/extras/prefetch).
     if (block.thread_rank() == 0) {
       states.template warm<be>(chunk);
-      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, shape::chunk, ahead);
+      prefetch_chunk_ahead<be>(in, n, chunk, shape::chunk, ahead);
     }
     T* slots = &shared.transpose[warp.meta_group_rank() * exchange::slots];
     T items[K] = {};

@@ -230,13 +230,9 @@ struct select_kernel {
     const unsigned long long seen = states.template read_counter<be>();
     if (block.thread_rank() == 0) {
       states.template warm<be>(chunk);  // as the scan (scan.cuh)
-      if constexpr (stdx::is_pointer<In>::value) prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
-      if constexpr (Keep::reads_flags) {
-        if constexpr (stdx::is_pointer<decltype(keep.flags)>::value) prefetch_chunk_ahead<be>(keep.flags, n, chunk, chunk_items, ahead);
-      }
-      if constexpr (Values::present) {
-        if constexpr (stdx::is_pointer<decltype(values.in)>::value) prefetch_chunk_ahead<be>(values.in, n, chunk, chunk_items, ahead);
-      }
+      prefetch_chunk_ahead<be>(in, n, chunk, chunk_items, ahead);
+      if constexpr (Keep::reads_flags) prefetch_chunk_ahead<be>(keep.flags, n, chunk, chunk_items, ahead);
+      if constexpr (Values::present) prefetch_chunk_ahead<be>(values.in, n, chunk, chunk_items, ahead);
     }
     const unsigned lane = warp.thread_rank(), warp_index = block.thread_rank() / 32;
     const count_t base = chunk * chunk_items, stretch = base + count_t(warp_index) * warp_items;

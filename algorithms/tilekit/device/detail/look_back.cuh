@@ -14,13 +14,16 @@ namespace tilekit::detail {
 inline count_t prefetch_ahead(unsigned sms, unsigned blocks_per_sm) {
   return count_t(sms) * blocks_per_sm * prefetch_tuning::ahead_percent / 100;
 }
-// Asks L2 for the items of chunk `chunk + ahead` of p[0 .. n), where that is a whole chunk
-// and starts 16-byte aligned (p is, and a chunk is a multiple of 16 bytes).
-template <class Backend, class T>
-TILEKIT_HD void prefetch_chunk_ahead(const T* p, count_t n, count_t chunk, count_t chunk_items, count_t ahead) {
-  const count_t first = (chunk + ahead) * chunk_items, bytes = chunk_items * count_t(sizeof(T));
-  if (ahead > 0 && n - first >= chunk_items && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(p) % 16 == 0)
-    Backend::prefetch_l2_bytes(p + first, unsigned(bytes));
+// Asks L2 for the items of chunk `chunk + ahead` of in[0 .. n), where in is a pointer and that
+// chunk is whole and starts 16-byte aligned (in is, and a chunk is a multiple of 16 bytes);
+// nothing for other inputs (iterators).
+template <class Backend, class In>
+TILEKIT_HD void prefetch_chunk_ahead(const In& in, count_t n, count_t chunk, count_t chunk_items, count_t ahead) {
+  if constexpr (stdx::is_pointer<In>::value) {
+    const count_t first = (chunk + ahead) * chunk_items, bytes = chunk_items * count_t(sizeof(*in));
+    if (ahead > 0 && n - first >= chunk_items && bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(in) % 16 == 0)
+      Backend::prefetch_l2_bytes(in + first, unsigned(bytes));
+  }
 }
 
 // The chunk states of `chunks` chunks carved from temporary storage (a null temp:
