@@ -28,12 +28,12 @@ namespace tilekit::detail {
 class temp_carver {
  public:
   static constexpr std::size_t alignment = 256;  // every piece aligned as cudaMalloc's memory
+  static constexpr std::size_t most = ~std::size_t(0) - 2 * alignment;  // used bytes past it: saturated (bytes() is SIZE_MAX)
   explicit TILEKIT_HD temp_carver(void* base)
       : base_(static_cast<unsigned char*>(base)),
         skip_(base ? (alignment - reinterpret_cast<std::uintptr_t>(base) % alignment) % alignment : 0) {}
   template <class T>
   TILEKIT_HD T* take(std::size_t count) {
-    constexpr std::size_t most = ~std::size_t(0) - 2 * alignment;  // past it: saturated (bytes() is SIZE_MAX)
     used_ = used_ >= most ? most : (used_ + alignment - 1) / alignment * alignment;
     T* p = base_ ? reinterpret_cast<T*>(base_ + skip_ + used_) : nullptr;
     used_ = count > (most - used_) / sizeof(T) ? most : used_ + count * sizeof(T);
@@ -41,10 +41,7 @@ class temp_carver {
   }
   /// The bytes the buffer must have: the pieces and room to align them (1 where there are none;
   /// SIZE_MAX where they do not fit a size_t, which no buffer has).
-  TILEKIT_HD std::size_t bytes() const {
-    constexpr std::size_t most = ~std::size_t(0) - 2 * alignment;
-    return used_ >= most ? ~std::size_t(0) : used_ > 0 ? used_ + alignment - 1 : 1;
-  }
+  TILEKIT_HD std::size_t bytes() const { return used_ >= most ? ~std::size_t(0) : used_ > 0 ? used_ + alignment - 1 : 1; }
 
  private:
   unsigned char* base_;
