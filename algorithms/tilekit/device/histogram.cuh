@@ -439,7 +439,7 @@ struct spread_histogram_kernel {
 // pass per distinct value), else the same shared atomics as without Tensor (skewed data, where
 // the hardware combines a warp's adds to one address).
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
-          bool Tensor = byte_histogram_tuning::tensor_cores, bool Hybrid = byte_histogram_tuning::hybrid>
+          bool Tensor = byte_histogram_tuning::tensor_cores, bool Hybrid = false>
 struct byte_histogram_kernel {
   static_assert(1 <= Active && Active <= Channels && Active <= 32, "byte_histogram_kernel: 1 <= Active <= Channels, Active <= 32");
   static constexpr bool tensor = Tensor && Channels == 1 && !Rows;
@@ -703,7 +703,7 @@ unsigned histogram_grid(const Launcher& launcher, count_t n, count_t per_block, 
 // (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
 // samples a block (32-bit counts). @pre rows >= 1 (1 without Rows), row_samples >= 1.
 template <unsigned Channels, unsigned Active, bool Rows, bool Tensor = byte_histogram_tuning::tensor_cores,
-          bool Hybrid = byte_histogram_tuning::hybrid, class Launcher,
+          bool Hybrid = false, class Launcher,
           class In, class Counter, class Binner, std::size_t... C>
 typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t row_samples, count_t rows,
                                                  count_t row_stride, Counter* const (&counters)[Active],

@@ -346,22 +346,18 @@ struct byte_histogram_tuning {
 #else
   static constexpr bool tensor_cores = false;
 #endif
-  // With tensor_cores: each warp trip (64 samples a lane) counted by the tensor cores only where
-  // the lanes' first samples hold at least hybrid_distinct values, else by shared atomics (the
-  // tensor path's cost is the same on any data; the atomics' is lowest on skewed data). Measured
-  // below (hybrid_from). -DTILEKIT_BYTE_HISTOGRAM_HYBRID=1 / _HYBRID_DISTINCT=.. override (for measuring).
-#if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID)
-  static constexpr bool hybrid = TILEKIT_BYTE_HISTOGRAM_HYBRID;
-#else
-  static constexpr bool hybrid = false;
-#endif
+  // The hybrid (byte_histogram_kernel's Hybrid, from hybrid_from samples): each warp trip (64
+  // samples a lane) counted by the tensor cores only where the lanes' first samples hold at least
+  // hybrid_distinct values, else by shared atomics (the tensor path's cost is the same on any
+  // data; the atomics' is lowest on skewed data). -DTILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT=..
+  // overrides (for measuring).
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT)
   static constexpr unsigned hybrid_distinct = TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT;
 #else
   static constexpr unsigned hybrid_distinct = 20;  // uniform bytes: ~30 of 32; 75% in one bin: ~9
 #endif
   // One channel of 1-byte samples (the 1D histograms) from hybrid_from samples on: the hybrid,
-  // whatever tensor_cores and hybrid say. H100 (2026-12-05, rbench9; CUB 3.0.1 in the same run),
+  // whatever tensor_cores says. H100 (2026-12-05, rbench9; CUB 3.0.1 in the same run),
   // atomics -> hybrid (hybrid_distinct 20), uniform / skewed / all equal: 2^28 121.2 / 104.6 /
   // 103.5 -> 114.1 / 106.8 / 105.1 us, 2^30 456.3 / 365.7 / 366.3 -> 406.6 / 372.1 / 367.4;
   // 2^24 13.9-14.5 -> 14.6-15.7 (2^16-2^22: 5.6-9.3 -> 7.4-10.9, the tensor path's fixed cost).
