@@ -434,8 +434,8 @@ struct spread_histogram_kernel {
 // With Tensor (one channel, one row) and a backend with has_bit_mma (sm_80 on), the block
 // counts whole vectors with byte_tensor_counters (the tensor cores' 1-bit product), 64 samples
 // a lane in warp-uniform trips, and the rest with shared atomics. With Hybrid too, each warp
-// picks for each trip: the tensor cores where its lanes' first samples hold at least
-// byte_histogram_tuning::hybrid_distinct values (spread data, where a shared atomic costs a
+// picks for each trip: the tensor cores where 32 of its samples (one a lane, at every byte
+// position of 16) hold at least byte_histogram_tuning::hybrid_distinct values (spread data, where a shared atomic costs a
 // pass per distinct value), else the same shared atomics as without Tensor (skewed data, where
 // the hardware combines a warp's adds to one address).
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
@@ -610,11 +610,15 @@ struct byte_histogram_kernel {
         // A trip's vectors x[u] = vector v + u x threads (zeros: padding samples, the last trip's).
         auto add_vectors = [&](const vector_of<std::uint32_t, 4> (&x)[4], unsigned zeros, count_t v, bool whole_trip) {
           if constexpr (Hybrid) {
-            // Few values among the warp's first samples (one a lane): shared atomics (whole
-            // trips only: the choice is the warp's, as add_words is warp-collective).
+            // Few values among 32 of the trip's samples (a lane's byte lane % 16 of its first
+            // vector, so that every position in 16 bytes is seen: data with a period, such as the
+            // bytes of small int32 values, is random at some positions only): shared atomics
+            // (whole trips only: the choice is the warp's, as add_words is warp-collective).
             auto warp = tilekit::tiled_partition<32>(block);
-            const unsigned first_sample = x[0].item[0] & 0xffu;
-            const bool leads = lowest_bit(warp.match_any(first_sample)) == unsigned(lane);
+            const unsigned word_at = (unsigned(lane) >> 2) & 3u;
+            const std::uint32_t word = word_at == 0 ? x[0].item[0] : word_at == 1 ? x[0].item[1] : word_at == 2 ? x[0].item[2] : x[0].item[3];
+            const unsigned sample = (word >> (8 * (unsigned(lane) & 3u))) & 0xffu;
+            const bool leads = lowest_bit(warp.match_any(sample)) == unsigned(lane);
             if (whole_trip && popc(warp.ballot(leads)) < byte_histogram_tuning::hybrid_distinct) {
               TILEKIT_UNROLL
               for (unsigned u = 0; u < 4; ++u) count_words(x[u], head + 16 * (v + u * threads));

@@ -347,33 +347,33 @@ struct byte_histogram_tuning {
   static constexpr bool tensor_cores = false;
 #endif
   // The hybrid (byte_histogram_kernel's Hybrid, from hybrid_from samples): each warp trip (64
-  // samples a lane) counted by the tensor cores only where the lanes' first samples hold at least
-  // hybrid_distinct values, else by shared atomics (the tensor path's cost is the same on any
-  // data; the atomics' is lowest on skewed data). -DTILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT=..
-  // overrides (for measuring).
+  // samples a lane) counted by the tensor cores only where 32 of its samples (a lane's byte
+  // lane % 16 of its first vector) hold at least hybrid_distinct values, else by shared atomics
+  // (the tensor path's cost is the same on any data; the atomics' is lowest on skewed data).
+  // -DTILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT=.. overrides (for measuring).
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT)
   static constexpr unsigned hybrid_distinct = TILEKIT_BYTE_HISTOGRAM_HYBRID_DISTINCT;
 #else
-  static constexpr unsigned hybrid_distinct = 20;  // uniform bytes: ~30 of 32; 75% in one bin: ~9
+  // Uniform bytes: ~30 of 32; 75% in one bin: ~9; the bytes of int32 values in [-1000, 1000]: 18 at most.
+  static constexpr unsigned hybrid_distinct = 20;
 #endif
   // One channel of 1-byte samples (the 1D histograms) from hybrid_from samples on: the hybrid,
   // whatever tensor_cores says. H100 (2026-12-05, rbench9; CUB 3.0.1 in the same run),
   // atomics -> hybrid (hybrid_distinct 20), uniform / skewed / all equal: 2^28 121.2 / 104.6 /
   // 103.5 -> 114.1 / 106.8 / 105.1 us, 2^30 456.3 / 365.7 / 366.3 -> 406.6 / 372.1 / 367.4;
-  // 2^24 13.9-14.5 -> 14.6-15.7 (2^16-2^22: 5.6-9.3 -> 7.4-10.9, the tensor path's fixed cost).
+  // 2^24 13.9-14.5 -> 14.6-15.7 (2^16-2^22: 5.6-9.3 -> 7.4-10.9, the tensor path's fixed cost);
+  // 2^25 / 2^26 / 2^27: 21.6-22.5 -> 22.5-23.7, 36.0-37.4 -> 37.6-38.8, 60.0-65.4 -> 62.7-66.0 us.
+  // The H200 perf/run at 2108ab7 (uniform 1.08 -> 1.16x the faster CUB at 2^28, 1.09 -> 1.23x at
+  // 2^30) chose by the lanes' first samples alone, all at byte 0 of 16: device_bench's
+  // histogram256_u8 (the bytes of int32 values in [-1000, 1000]: random low bytes, few values in
+  // the others) went to the tensor cores, 77.3 -> 109.0 us, 0.82x CUB. Choosing by the passes an
+  // atomic takes (distinct values in one bank) made every spread slower (H100 at da621f0, uniform
+  // 2^28 120.8 -> 156.7 us; perf/results/2026-12-05-h100-perf).
   // -DTILEKIT_BYTE_HISTOGRAM_HYBRID_FROM=.. overrides (for measuring).
 #if defined(TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM)
   static constexpr long long hybrid_from = TILEKIT_BYTE_HISTOGRAM_HYBRID_FROM;
 #else
-  // Off. Same run, atomics -> hybrid at 2^25 / 2^26 / 2^27: 21.6-22.5 -> 22.5-23.7, 36.0-37.4 ->
-  // 37.6-38.8, 60.0-65.4 -> 62.7-66.0 us. On from 2^28, the H200 perf/run at 2108ab7 had
-  // device_bench's histogram256_u8 (the bytes of int32 values in [-1000, 1000]: random low bytes,
-  // few values in the others) at 77.3 -> 109.0 us, 0.82x CUB: the lanes' first samples (low bytes)
-  // hold ~30 values, so the tensor cores, where atomics cost little. Choosing instead by the passes
-  // an atomic takes (distinct values in one bank; match_any twice, a ballot, a warp maximum, for two
-  // byte positions) made every spread slower on an H100 at da621f0 (uniform 2^28 120.8 -> 156.7 us:
-  // the choice's cost and atomics taken on uniform trips; perf/results/2026-12-05-h100-perf).
-  static constexpr long long hybrid_from = 0x7fffffffffffffffll;
+  static constexpr long long hybrid_from = 1ll << 28;
 #endif
 };
 
