@@ -901,6 +901,15 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
 
 // ---------------------------------------------------------------- GPU entry points
 #if defined(__CUDACC__)
+namespace tilekit::detail {
+// The stride of a one-row image of `pixels` pixels: pixels x Channels samples, or 0 where that
+// overflows or pixels < 0 (the dispatch rejects such a row: no overflow on the way there).
+template <unsigned Channels>
+inline std::int64_t one_row_stride(std::int64_t pixels) {
+  return pixels >= 0 && pixels <= INT64_MAX / std::int64_t(Channels) ? pixels * std::int64_t(Channels) : 0;
+}
+}  // namespace tilekit::detail
+
 namespace tilekit::device {
 
 template <class In, class Counter, class Level>
@@ -945,8 +954,7 @@ template <unsigned Channels, unsigned Active, class In, class Counter, class Lev
 cudaError_t multi_histogram_even(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
                                  Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                  const Level (&lower)[Active], const Level (&upper)[Active], cudaStream_t stream = 0) {
-  // (a row of too many pixels is the dispatch's to reject: no overflow on the way there)
-  const std::int64_t row = pixels >= 0 && pixels <= INT64_MAX / std::int64_t(Channels) ? pixels * std::int64_t(Channels) : 0;
+  const std::int64_t row = tilekit::detail::one_row_stride<Channels>(pixels);
   return multi_histogram_even<Channels, Active>(temp, temp_bytes, samples, pixels, 1, row, counters,
                                                 num_levels, lower, upper, stream);
 }
@@ -974,7 +982,7 @@ template <unsigned Channels, unsigned Active, class In, class Counter, class Lev
 cudaError_t multi_histogram_range(void* temp, std::size_t& temp_bytes, In samples, std::int64_t pixels,
                                   Counter* const (&counters)[Active], const int (&num_levels)[Active],
                                   const Level* const (&levels)[Active], cudaStream_t stream = 0) {
-  const std::int64_t row = pixels >= 0 && pixels <= INT64_MAX / std::int64_t(Channels) ? pixels * std::int64_t(Channels) : 0;
+  const std::int64_t row = tilekit::detail::one_row_stride<Channels>(pixels);
   return multi_histogram_range<Channels, Active>(temp, temp_bytes, samples, pixels, 1, row, counters,
                                                  num_levels, levels, stream);
 }
