@@ -435,9 +435,9 @@ struct spread_histogram_kernel {
 // counts whole vectors with byte_tensor_counters (the tensor cores' 1-bit product), 64 samples
 // a lane in warp-uniform trips, and the rest with shared atomics. With Hybrid too, each warp
 // picks for each trip: the tensor cores where 32 of its samples (one a lane, at every byte
-// position of 16) hold at least byte_histogram_tuning::hybrid_distinct values (spread data, where a shared atomic costs a
-// pass per distinct value), else the same shared atomics as without Tensor (skewed data, where
-// the hardware combines a warp's adds to one address).
+// position of 16) hold at least byte_histogram_tuning::hybrid_distinct values (spread data,
+// where a shared atomic costs a pass per distinct value), else the same shared atomics as
+// without Tensor (skewed data, where the hardware combines a warp's adds to one address).
 template <class In, class Counter, class Binner, unsigned Channels = 1, unsigned Active = 1, bool Rows = false,
           bool Tensor = byte_histogram_tuning::tensor_cores, bool Hybrid = false>
 struct byte_histogram_kernel {
@@ -616,7 +616,10 @@ struct byte_histogram_kernel {
             // (whole trips only: the choice is the warp's, as add_words is warp-collective).
             auto warp = tilekit::tiled_partition<32>(block);
             const unsigned word_at = (unsigned(lane) >> 2) & 3u;
-            const std::uint32_t word = word_at == 0 ? x[0].item[0] : word_at == 1 ? x[0].item[1] : word_at == 2 ? x[0].item[2] : x[0].item[3];
+            const std::uint32_t word = word_at == 0   ? x[0].item[0]
+                                       : word_at == 1 ? x[0].item[1]
+                                       : word_at == 2 ? x[0].item[2]
+                                                      : x[0].item[3];
             const unsigned sample = (word >> (8 * (unsigned(lane) & 3u))) & 0xffu;
             const bool leads = lowest_bit(warp.match_any(sample)) == unsigned(lane);
             if (whole_trip && popc(warp.ballot(leads)) < byte_histogram_tuning::hybrid_distinct) {
