@@ -8,8 +8,9 @@
 // poisoned before the run, a 2-D / 3-D cluster layout (the rank formula of
 // %cluster_ctarank), histograms whose bins the blocks do not divide evenly with samples
 // skewed into one bin, dedup of int and long long keys (K = 1, 2) that repeat across
-// blocks, are all equal, all distinct, or sit at the hash set's reserved encodings (-1, 0,
-// min, max), with a partial valid_items. References: sequential CPU passes per cluster.
+// blocks, are all equal, all distinct, all distinct and hashed to one block (its slice of the
+// set overflows into the next), or sit at the hash set's reserved encodings (-1, 0, min,
+// max), with a partial valid_items. References: sequential CPU passes per cluster.
 // The including file defines `using backend = ...;` with run_cluster, cluster_min_threads,
 // cluster_max_threads and cluster_count(Blocks).
 #pragma once
@@ -415,7 +416,8 @@ enum class cluster_dedup_keys {
   all_equal,     // one random value
   all_ones,      // every key -1: the key whose complement (the set's free mark) is 0
   all_distinct,  // no repeats
-  reserved       // values at the set's encodings (-1, 0, min, max and neighbours) mixed with random ones
+  reserved,      // values at the set's encodings (-1, 0, min, max and neighbours) mixed with random ones
+  one_owner      // no repeats, every key hashed to block 0: its slice fills, the probes go on into the next
 };
 
 inline const char* cluster_dedup_name(cluster_dedup_keys kind) {
@@ -424,12 +426,14 @@ inline const char* cluster_dedup_name(cluster_dedup_keys kind) {
     case cluster_dedup_keys::all_equal: return "all equal";
     case cluster_dedup_keys::all_ones: return "all -1";
     case cluster_dedup_keys::all_distinct: return "all distinct";
+    case cluster_dedup_keys::one_owner: return "all distinct, all owned by block 0";
     default: return "reserved encodings";
   }
 }
 
 template <class T>
-std::vector<T> cluster_dedup_data(cluster_dedup_keys kind, std::size_t count, std::size_t cluster_items, std::mt19937_64& g) {
+std::vector<T> cluster_dedup_data(cluster_dedup_keys kind, std::size_t count, std::size_t cluster_items, unsigned blocks,
+                                  std::mt19937_64& g) {
   std::vector<T> v(count);
   using U = std::make_unsigned_t<T>;
   const T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
@@ -437,6 +441,11 @@ std::vector<T> cluster_dedup_data(cluster_dedup_keys kind, std::size_t count, st
   const std::size_t range = std::max<std::size_t>(3, cluster_items / 4);
   const T same = random_value<T>(g);
   const U stride = U(0x9E3779B97F4A7C15ull) | 1u, offset = U(g());  // an odd multiplier: a bijection
+  U candidate = U(g());  // one_owner: the next keys whose hash picks block 0 (as dedup's step 3 does)
+  auto next_owned_by_0 = [&] {
+    while ((static_cast<unsigned long long>(tilekit::detail::key_hash(T(candidate))) * blocks) >> 32 != 0) ++candidate;
+    return T(candidate++);
+  };
   for (std::size_t j = 0; j < count; ++j) {
     switch (kind) {
       case cluster_dedup_keys::small_range: v[j] = T(T(g() % range) - T(range / 2)); break;
@@ -444,9 +453,10 @@ std::vector<T> cluster_dedup_data(cluster_dedup_keys kind, std::size_t count, st
       case cluster_dedup_keys::all_ones: v[j] = T(-1); break;
       case cluster_dedup_keys::all_distinct: v[j] = T(U(j) * stride + offset); break;
       case cluster_dedup_keys::reserved: v[j] = g() % 4 == 0 ? T(g() % 16) : special[g() % 8]; break;
+      case cluster_dedup_keys::one_owner: v[j] = next_owned_by_0(); break;
     }
   }
-  if (kind == cluster_dedup_keys::all_distinct) std::shuffle(v.begin(), v.end(), g);
+  if (kind == cluster_dedup_keys::all_distinct || kind == cluster_dedup_keys::one_owner) std::shuffle(v.begin(), v.end(), g);
   return v;
 }
 
@@ -486,7 +496,7 @@ void check_cluster_dedup(const cluster_layout& l, const cluster_dedup_keys (&kin
   const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters(), items = m * K;
   std::vector<T> in;
   for (unsigned c = 0; c < calls; ++c) {
-    const std::vector<T> part = cluster_dedup_data<T>(kinds[c], n * K, items, g);
+    const std::vector<T> part = cluster_dedup_data<T>(kinds[c], n * K, items, Blocks, g);
     in.insert(in.end(), part.begin(), part.end());
   }
   const unsigned valid[calls] = {~0u, unsigned(items), unsigned(1 + g() % (items - 1))};
@@ -522,10 +532,10 @@ void check_cluster_dedup(const cluster_layout& l, const cluster_dedup_keys (&kin
 template <unsigned Blocks, unsigned Threads>
 void check_cluster_dedup_all(const cluster_layout& row, const cluster_layout& shaped, std::mt19937_64& g) {
   using kind = cluster_dedup_keys;
-  check_cluster_dedup<Blocks, Threads, int, 1>(row, {kind::small_range, kind::all_ones, kind::reserved}, g, "int");
-  check_cluster_dedup<Blocks, Threads, int, 2>(shaped, {kind::reserved, kind::all_distinct, kind::small_range}, g, "int");
-  check_cluster_dedup<Blocks, Threads, long long, 1>(row, {kind::all_distinct, kind::reserved, kind::all_equal}, g, "long long");
-  check_cluster_dedup<Blocks, Threads, long long, 2>(row, {kind::small_range, kind::all_equal, kind::all_ones}, g, "long long");
+  check_cluster_dedup<Blocks, Threads, int, 1>(row, {kind::small_range, kind::one_owner, kind::reserved}, g, "int");
+  check_cluster_dedup<Blocks, Threads, int, 2>(shaped, {kind::reserved, kind::all_distinct, kind::all_ones}, g, "int");
+  check_cluster_dedup<Blocks, Threads, long long, 1>(row, {kind::all_distinct, kind::one_owner, kind::all_equal}, g, "long long");
+  check_cluster_dedup<Blocks, Threads, long long, 2>(row, {kind::small_range, kind::reserved, kind::all_ones}, g, "long long");
 }
 
 // ---- placement: each block's rank in its cluster, each thread's rank in the cluster ----

@@ -13,18 +13,19 @@
 //   1. each block flags the first item of each key among its own items (its shared hash set);
 //   2. each block empties its slice of the cluster's hash set; cluster.sync() (A);
 //   3. each block-first item inserts (key, its cluster item index) in the slice of the block
-//      its key's hash picks (map_shared_rank): open addressing from a home slot the hash
-//      also picks; an atomic CAS claims a free slot for the key, an atomic max keeps the
-//      complement of the lowest index; cluster.sync() (B);
+//      its key's hash picks (map_shared_rank): linear probing from a home slot the hash
+//      also picks, on into the next block's slice past the last slot of one; an atomic CAS
+//      claims a free slot for the key, an atomic max keeps the complement of the lowest
+//      index; cluster.sync() (B);
 //   4. each block-first item reads its slot back: first where the slot holds its own index;
 //   5. the count: a cluster reduce of each thread's firsts (cluster/reduce.cuh), whose
 //      cluster.sync() (C) also ends step 4's remote reads, so a block may exit after the call.
 // A slot holds ~key (0: free), as the grid's set does; the key whose complement is 0
 // (all bits set: -1) has an extra slot of its own past the others in its owner's slice.
 // Each slice has twice as many slots as the block has items (a power of two, at least 64):
-// the cluster's set is twice its items, spread by the hash. A slice that fills up (more
-// distinct keys hash to one block than it has slots: very skewed keys) stops the kernel
-// (Backend::require; the simulator reports it) instead of probing forever.
+// the cluster's set is twice its items, spread by the hash. The slices are one table: where
+// more distinct keys hash to one block than its slice has slots (skewed or crafted keys),
+// the probes go on into the next blocks' slices, so no keys fill the set.
 // The slices are emptied at the start of each call, not after it as the grid's set is: a
 // kernel's shared memory starts with garbage, and the table shares a union with the block
 // level's storage, which step 1 has just used. That costs each thread about 2K local stores.
@@ -70,8 +71,13 @@ struct cluster_key_set {
   using bits_t = typename slice_t::bits_t;
   static constexpr unsigned mask = Slots - 1;
   static constexpr const char* full =
-      "tilekit::dedup(cluster): a block's slice of the cluster's hash set is full: more distinct keys hash to "
-      "one block than it has slots (twice the block's items); the keys are too skewed for this hash";
+      "tilekit::dedup(cluster): the cluster's hash set is full: more distinct keys than twice the cluster's items "
+      "(cannot happen: the set is twice the items)";
+
+  /// Where a key is: slot `slot` of block `block`'s slice.
+  struct place {
+    unsigned block, slot;
+  };
 
   /// The complement of key's bits: what a slot holds (0 is free).
   TILEKIT_HD static bits_t stored(const T& key) {
@@ -88,23 +94,32 @@ struct cluster_key_set {
     }
   }
 
-  /// Inserts key with cluster item index `index` into `slice` from slot `home`; returns the
-  /// key's slot. Stale plain reads only cost an atomic: slots change from free to a key once,
-  /// and their index words only grow.
-  /// @pre index < 0xFFFFFFFF (its complement is not 0); the slice was emptied and a cluster.sync() passed since.
+  /// Inserts key with cluster item index `index` from slot `home` of block `owner`'s slice,
+  /// probing on into block owner + 1's slice (slice_of(b): block b's, of `blocks`) past the
+  /// last slot of one; returns the key's place. Stale plain reads only cost an atomic: slots
+  /// change from free to a key once, and their index words only grow.
+  /// @pre index < 0xFFFFFFFF (its complement is not 0); the slices were emptied and a
+  /// cluster.sync() passed since; fewer distinct keys than blocks x Slots.
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class Backend>
-  TILEKIT_HD static unsigned insert(slice_t* slice, const T& key, unsigned home, unsigned index) {
+  template <class Backend, class SliceOf>
+  TILEKIT_HD static place insert(SliceOf slice_of, unsigned blocks, const T& key, unsigned owner, unsigned home,
+                                 unsigned index) {
     const bits_t s = stored(key);
-    unsigned at = s == 0 ? Slots : home;
-    for (unsigned probes = 0; s != 0; at = (at + 1) & mask) {
-      Backend::require(++probes <= Slots, full);
-      bits_t seen = slice->key[at];
-      if (seen == 0) seen = Backend::atomic_cas(&slice->key[at], bits_t(0), s);
+    place at{owner, s == 0 ? Slots : home};
+    slice_t* slice = slice_of(owner);
+    for (unsigned probes = 0; s != 0;) {
+      Backend::require(++probes <= Slots * blocks, full);
+      bits_t seen = slice->key[at.slot];
+      if (seen == 0) seen = Backend::atomic_cas(&slice->key[at.slot], bits_t(0), s);
       if (seen == 0 || seen == s) break;
+      if (++at.slot == Slots) {  // on into the next block's slice
+        at.slot = 0;
+        at.block = at.block + 1 == blocks ? 0 : at.block + 1;
+        slice = slice_of(at.block);
+      }
     }
     const unsigned mine = ~index;
-    if (slice->first[at] < mine) Backend::atomic_max(&slice->first[at], mine);
+    if (slice->first[at.slot] < mine) Backend::atomic_max(&slice->first[at.slot], mine);
     return at;
   }
 
@@ -170,22 +185,21 @@ TILEKIT_HD unsigned dedup(const Cluster& cluster, const T (&keys)[K], bool (&fir
     cluster.sync();  // (A) every slice empty; every block of the cluster has started
     // Step 3: the block-first items go to their owners' slices.
     const unsigned base = cluster.thread_rank() * unsigned(K);
-    unsigned owner[K] = {}, at[K] = {};  // read only where in_block
+    auto slice_of = [&](unsigned b) { return cluster.map_shared_rank(&storage.phase.table, b); };
+    typename set::place at[K] = {};  // read only where in_block
     TILEKIT_UNROLL
     for (int k = 0; k < K; ++k) {
       if (!in_block[k]) continue;
       const unsigned h = detail::key_hash(keys[k]);
-      owner[k] = unsigned((static_cast<unsigned long long>(h) * blocks) >> 32);  // the high bits pick the block,
-      at[k] = set::template insert<be>(cluster.map_shared_rank(&storage.phase.table, owner[k]), keys[k],
-                                       h & set::mask, base + unsigned(k));  // the low bits the home slot
+      const unsigned owner = unsigned((static_cast<unsigned long long>(h) * blocks) >> 32);  // the high bits pick the block,
+      at[k] = set::template insert<be>(slice_of, blocks, keys[k], owner, h & set::mask, base + unsigned(k));  // the low bits the home slot
     }
     cluster.sync();  // (B) every insert done
     // Step 4: first where the slot kept this item's index.
     unsigned mine = 0;
     TILEKIT_UNROLL
     for (int k = 0; k < K; ++k) {
-      first[k] = in_block[k] &&
-                 set::index_at(cluster.map_shared_rank(&storage.phase.table, owner[k]), at[k]) == base + unsigned(k);
+      first[k] = in_block[k] && set::index_at(slice_of(at[k].block), at[k].slot) == base + unsigned(k);
       mine += first[k] ? 1u : 0u;
     }
     // Step 5: its cluster.sync() (C) also ends the remote reads of step 4.
