@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <unordered_set>
 
 namespace tk_test {
@@ -57,25 +56,6 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
   return v;
 }
 
-template <class T>
-std::vector<T> first_occurrences(const std::vector<T>& data) {
-  std::vector<T> want;
-  std::unordered_set<T> seen;
-  for (const T& x : data)
-    if (seen.insert(x).second) want.push_back(x);
-  return want;
-}
-
-// got (out, poisoned with 0x5A5A5A5A before the call, one item past n) holds want, then the poison.
-template <class T>
-void expect_distinct(const std::vector<T>& want, const std::vector<T>& got, std::int64_t num) {
-  BOOST_TEST(num == std::int64_t(want.size()));
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
-  BOOST_TEST(bad == 0u, bad << " keys differ from the first occurrences in order");
-  BOOST_TEST(got[want.size()] == T(0x5A5A5A5A), "wrote past the distinct count");
-}
-
 // Wide: 4-byte keys in the 16-byte slots that counts of 2^32 and more take (too big to test there).
 // set_bytes (not 0): the first hash set's most bytes; where more keys are distinct than it
 // takes, they go to buckets of about bucket_items keys, deduplicated in sets of bucket_set_slots
@@ -87,7 +67,10 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
                     unsigned long long bucket_set_slots = 0,
                     unsigned long long estimate_items = tilekit::distinct_tuning::estimate_items) {
   const std::vector<T> data = distinct_keys<T>(n, m, g);
-  const std::vector<T> want = first_occurrences(data);
+  std::vector<T> want;
+  std::unordered_set<T> seen;
+  for (const T& x : data)
+    if (seen.insert(x).second) want.push_back(x);
   dbuf<T> in(data), out(n + 1, T(0x5A5A5A5A));
   dbuf<std::int64_t> num(1, poison<std::int64_t>());
   const auto launcher = ::backend::launcher();
@@ -114,72 +97,11 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
                                      << ", the first " << estimate_items << " keys sketched"
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
-    expect_distinct(want, got, num.to_host()[0]);
-  }
-}
-
-// The one-cluster path (distinct_in_one_cluster) in a shape of Blocks x Threads x K keys (the
-// GPU's device_distinct takes 16 x 1024 x 8, or 8 x 1024 x 8, for every call of up to
-// distinct_tuning::cluster_items keys): taken up to its size, with no temporary storage
-// (a size query answers 1 byte), and not past its size.
-// The path through several clusters (distinct_in_clusters) of Blocks x Threads threads, Slots
-// slots a block, at most most_clusters of them: taken up to their size (Blocks x Slots / 2 keys
-// a cluster), not past it.
-template <unsigned Blocks, unsigned Threads, unsigned Slots, class T>
-void check_distinct_in_clusters(std::size_t n, key_mix m, unsigned most_clusters, std::mt19937_64& g) {
-  const std::vector<T> data = distinct_keys<T>(n, m, g);
-  const std::vector<T> want = first_occurrences(data);
-  dbuf<T> in(data), out(n + 1, T(0x5A5A5A5A));
-  dbuf<std::int64_t> num(1, poison<std::int64_t>());
-  const auto launcher = ::backend::launcher_with_sms(Blocks);
-  using launcher_t = std::remove_const_t<decltype(launcher)>;
-  typename launcher_t::error_type e{};
-  std::size_t bytes = 0;
-  const bool fits = n <= std::size_t(most_clusters) * Blocks * Slots / 2;
-  const bool taken = tilekit::detail::distinct_in_clusters<Blocks, Threads, Slots>(launcher, nullptr, bytes, in.data(), std::int64_t(n),
-                                                                                  out.data(), num.data(), most_clusters, e);
-  BOOST_TEST_CONTEXT(::backend::name << " distinct in clusters of " << Blocks << " x " << Threads << " threads, " << Slots
-                                     << " slots a block, at most " << most_clusters << " clusters, keys of " << sizeof(T)
-                                     << " bytes, " << name(m) << ", n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(taken == fits);
-    if (!taken) return;
-    BOOST_TEST(e == launcher.success);
-    dbuf<unsigned char> temp(bytes, 0xCD);  // garbage: the call must clear what it needs
-    const bool ran = tilekit::detail::distinct_in_clusters<Blocks, Threads, Slots>(launcher, temp.data(), bytes, in.data(),
-                                                                                  std::int64_t(n), out.data(), num.data(), most_clusters, e);
-    BOOST_TEST(ran);
-    ::backend::sync();
-    BOOST_TEST(e == launcher.success);
-    expect_distinct(want, out.to_host(), num.to_host()[0]);
-  }
-}
-
-template <unsigned Blocks, unsigned Threads, int K, class T>
-void check_distinct_in_cluster(std::size_t n, key_mix m, std::mt19937_64& g) {
-  const std::vector<T> data = distinct_keys<T>(n, m, g);
-  const std::vector<T> want = first_occurrences(data);
-  dbuf<T> in(data), out(n + 1, T(0x5A5A5A5A));
-  dbuf<std::int64_t> num(1, poison<std::int64_t>());
-  const auto launcher = ::backend::launcher_with_sms(Blocks);  // (the simulator: a cluster of Blocks fits)
-  using launcher_t = std::remove_const_t<decltype(launcher)>;
-  typename launcher_t::error_type e{};
-  std::size_t bytes = 0;
-  const bool fits = n <= std::size_t(Blocks) * Threads * unsigned(K);
-  const bool taken = tilekit::detail::distinct_in_one_cluster<Blocks, Threads, K>(launcher, nullptr, bytes, in.data(),
-                                                                                   std::int64_t(n), out.data(), num.data(), e);
-  BOOST_TEST_CONTEXT(::backend::name << " distinct in one cluster of " << Blocks << " x " << Threads << " threads x " << K
-                                     << " keys of " << sizeof(T) << " bytes, " << name(m) << ", n=" << n
-                                     << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(taken == fits);
-    if (!taken) return;
-    BOOST_TEST((e == launcher.success && bytes == 1u));
-    dbuf<unsigned char> temp(bytes, 0xCD);
-    const bool ran = tilekit::detail::distinct_in_one_cluster<Blocks, Threads, K>(launcher, temp.data(), bytes, in.data(),
-                                                                                   std::int64_t(n), out.data(), num.data(), e);
-    BOOST_TEST(ran);
-    ::backend::sync();
-    BOOST_TEST(e == launcher.success);
-    expect_distinct(want, out.to_host(), num.to_host()[0]);
+    BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) bad += got[i] != want[i];
+    BOOST_TEST(bad == 0u, bad << " keys differ from the first occurrences in order");
+    BOOST_TEST(got[want.size()] == T(0x5A5A5A5A), "wrote past the distinct count");
   }
 }
 
@@ -236,52 +158,6 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
       check_distinct<int>(n, m, g);
       check_distinct<long long>(n, m, g);
       if (n == 3073 || n == 40000) check_distinct<int, true>(n, m, g);
-    }
-  }
-}
-
-// The one-cluster path in small shapes; partial warps, K odd, 16 blocks (the GPU: the
-// non-portable cluster size). The sizes of the case above take it on the GPU up to
-// distinct_tuning::cluster_items keys: that size and one more are added there.
-BOOST_AUTO_TEST_CASE(distinct_keys_in_one_cluster) {
-  using namespace tk_test;
-  auto g = rng_for(next_salt());
-  auto sizes_around = [](std::size_t most) {
-    return std::vector<std::size_t>{0, 1, 33, most / 2 + 7, most - 1, most, most + 1};
-  };
-  for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
-    for (std::size_t n : sizes_around(2 * 48 * 3)) {
-      check_distinct_in_cluster<2, 48, 3, int>(n, m, g);
-      check_distinct_in_cluster<2, 48, 3, long long>(n, m, g);
-    }
-    for (std::size_t n : sizes_around(16 * 32 * 2)) {
-      check_distinct_in_cluster<16, 32, 2, int>(n, m, g);
-      check_distinct_in_cluster<16, 32, 2, long long>(n, m, g);
-    }
-    if (::backend::device_max_items() > std::size_t(tilekit::distinct_tuning::cluster_items)) {  // the GPU's sizes
-      const std::size_t one = std::size_t(tilekit::distinct_tuning::cluster_items),
-                        most = std::size_t(tilekit::distinct_tuning::most_clusters) * 8 * tilekit::distinct_tuning::clusters_slots / 2;
-      for (std::size_t n : {one, one + 1, 3 * one + 5, most, most + 1}) {
-        check_distinct<int>(n, m, g);
-        check_distinct<long long>(n, m, g);
-      }
-    }
-  }
-}
-
-// The path through several clusters in small shapes: one cluster of 2 (up to 64 keys), several,
-// the most (5: 320 keys), one key more (not taken); 4 blocks of 64 threads, 3 clusters at most.
-BOOST_AUTO_TEST_CASE(distinct_keys_in_clusters) {
-  using namespace tk_test;
-  auto g = rng_for(next_salt());
-  for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
-    for (std::size_t n : {0, 1, 33, 64, 65, 200, 319, 320, 321}) {
-      check_distinct_in_clusters<2, 32, 64, int>(n, m, 5, g);
-      check_distinct_in_clusters<2, 32, 64, long long>(n, m, 5, g);
-    }
-    for (std::size_t n : {700, 768, 769}) {
-      check_distinct_in_clusters<4, 64, 128, int>(n, m, 3, g);
-      check_distinct_in_clusters<4, 64, 128, long long>(n, m, 3, g);
     }
   }
 }

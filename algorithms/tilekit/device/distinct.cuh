@@ -18,8 +18,6 @@
 #include <tilekit/device/detail/dispatch.cuh>
 #include <tilekit/device/detail/tuning.cuh>
 #include <tilekit/grid/dedup.cuh>  // detail::key_set
-#include <tilekit/cluster/dedup.cuh>
-#include <tilekit/cluster/scan.cuh>
 #include <tilekit/device/reduce.cuh>
 #include <tilekit/device/scan.cuh>
 
@@ -31,10 +29,7 @@ namespace tilekit {
 //
 // device_distinct(launcher, temp, temp_bytes, in, n, out, num_out): the distinct keys
 // of in[0 .. n) in order of first occurrence to out[0 .. count), *num_out = count;
-// no sorting. Up to distinct_tuning::cluster_items keys (GPUs with thread-block clusters) are
-// one launch of one cluster and no temporary storage: the cluster rung's dedup (its hash set
-// in the blocks' shared memory) flags the first occurrences, a cluster scan places them
-// (distinct_cluster_kernel). Past that size each key goes into a hash set (open addressing with linear probing), each
+// no sorting. Each key goes into a hash set (open addressing with linear probing), each
 // slot keeping the lowest index of its key (with 4-byte keys and n < 2^32 key and index
 // share one 64-bit word); each slot's lowest index is marked in a bitmap of n bits; then
 // the marked counts of groups of 1024 items are scanned and each marked item copied to its
@@ -852,181 +847,6 @@ struct run_heads {  // 1 where a run of equal items begins
   TILEKIT_HD count_t operator[](count_t i) const { return i == 0 || !(in[i] == in[i - 1]) ? 1 : 0; }
 };
 
-// Calls of at most Blocks x Threads x K keys: the whole distinct in one launch of one cluster
-// of Blocks blocks, no temporary storage. Item i (in[i]) is item i % K of cluster thread i / K;
-// the cluster rung's dedup flags each key's first item (cluster/dedup.cuh: a set of twice the
-// items in the blocks' shared memory), a cluster scan of each thread's flagged items gives its
-// first place in out. The path past this size costs six launches or more (zeroing, insert,
-// mark, count, scan, gather).
-template <class In, class Out, class NumOut, unsigned Blocks, unsigned Threads, int K>
-struct distinct_cluster_kernel {
-  using T = value_of<In>;
-  static constexpr count_t most = count_t(Blocks) * Threads * unsigned(K);  // keys a call takes
-  struct shared_t {
-    cluster_dedup_storage<T, Blocks, Threads, K> dedup;
-    cluster_scan_storage<unsigned, Blocks, Threads> scan;
-  };
-  In in;
-  count_t n;  // at most `most`
-  Out out;
-  NumOut num_out;
-
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto cluster = ctx.template cluster<Blocks, Threads>();
-    shared_t& sh = ctx.template shared<shared_t>();
-    const count_t base = count_t(cluster.thread_rank()) * unsigned(K);
-    T keys[K];
-    TILEKIT_UNROLL
-    for (int k = 0; k < K; ++k) keys[k] = base + k < n ? T(in[base + k]) : T{};
-    bool first[K];
-    tilekit::dedup(cluster, keys, first, sh.dedup, unsigned(n));  // (its cluster.sync()s: every block has started)
-    unsigned mine = 0;
-    TILEKIT_UNROLL
-    for (int k = 0; k < K; ++k) mine += first[k] ? 1u : 0u;
-    const scanned<unsigned> place = tilekit::exclusive_scan_aggregate(cluster, mine, plus{}, 0u, sh.scan);
-    count_t at = place.value;
-    TILEKIT_UNROLL
-    for (int k = 0; k < K; ++k)
-      if (first[k]) out[at++] = keys[k];
-    if (cluster.thread_rank() == 0) *num_out = place.aggregate;
-  }
-};
-
-// device_distinct's one-cluster path, shape Blocks x Threads x K: where n keys fit it and one
-// such cluster fits the device, answers as device_distinct does in `result` (temp_bytes 1 for
-// the size query: the path needs none, and a null temp means a query) and returns true;
-// otherwise returns false and does nothing.
-template <unsigned Blocks, unsigned Threads, int K, class Launcher, class In, class Out, class NumOut>
-bool distinct_in_one_cluster(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in, count_t n, Out out,
-                             NumOut num_out, typename Launcher::error_type& result) {
-  using kernel_t = distinct_cluster_kernel<In, Out, NumOut, Blocks, Threads, K>;
-  const kernel_t body{in, n, out, num_out};
-  constexpr std::size_t shared_bytes = sizeof(typename kernel_t::shared_t);
-  if (n < 0 || n > kernel_t::most || !launcher.has_clusters() || shared_bytes > launcher.max_shared_bytes() ||
-      launcher.max_clusters(body, Blocks, Threads, shared_bytes) == 0)
-    return false;
-  if (temp == nullptr) {
-    temp_bytes = 1;
-    result = launcher.success;
-  } else if (temp_bytes < 1 || is_null(num_out) || (n > 0 && (is_null(in) || is_null(out)))) {
-    result = launcher.invalid_value;
-  } else {
-    result = launcher.run_cluster(Blocks, Blocks, Threads, body, shared_bytes);
-  }
-  return true;
-}
-
-// Calls of up to distinct_tuning::clusters_items keys (n < 2^32): `clusters` clusters of Blocks
-// blocks, each owning the keys whose hash picks it, in a set of Blocks x Slots slots in its
-// blocks' shared memory (cluster/dedup.cuh's cluster_key_set: a key's home in the slice of the
-// block its hash picks, probing on into the next block's). Every cluster reads every key and
-// inserts its own (no global atomic a key, where the set in L2 took a CAS or a probe a key);
-// then each block marks its slots' lowest indices in bits (zeroed by zero_then_run_cluster).
-// The marked items are counted, scanned and gathered as on the path past this size.
-// @pre the clusters' slots are at least twice n (no set fills).
-template <class In, unsigned Blocks, unsigned Threads, unsigned Slots>
-struct distinct_clusters_mark {
-  using T = value_of<In>;
-  using set_t = cluster_key_set<T, Slots>;
-  using slice_t = typename set_t::slice_t;
-  static constexpr unsigned Items = 4;  // keys a thread reads before it inserts any
-  In in;
-  count_t n;
-  unsigned clusters;  // in the grid (its blocks / Blocks)
-  unsigned* bits;     // n bits, zeroed before
-
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto cluster = ctx.template cluster<Blocks, Threads>();
-    auto block = cluster.block();
-    using be = typename decltype(block)::backend;
-    slice_t& mine = ctx.template shared<slice_t>();
-    set_t::clear(mine, block.thread_rank(), Threads);
-    cluster.sync();  // every slice empty; every block of the cluster has started
-    const unsigned me = unsigned(ctx.grid().block_rank() / Blocks);  // this cluster's rank in the grid
-    auto slice_of = [&](unsigned b) { return cluster.map_shared_rank(&mine, b); };
-    const count_t stride = count_t(Blocks) * Threads;
-    for (count_t base = cluster.thread_rank(); base < n; base += stride * Items) {
-      T key[Items];
-      TILEKIT_UNROLL
-      for (unsigned u = 0; u < Items; ++u) {
-        const count_t i = base + u * stride;
-        key[u] = streamed(in, i < n ? i : base);
-      }
-      TILEKIT_UNROLL
-      for (unsigned u = 0; u < Items; ++u) {
-        const count_t i = base + u * stride;
-        const unsigned h = key_hash(key[u]);
-        const unsigned long long pick = static_cast<unsigned long long>(h) * clusters;  // high word: the cluster,
-        const unsigned owner = unsigned((static_cast<unsigned long long>(unsigned(pick)) * Blocks) >> 32);  // then the block,
-        if (i < n && unsigned(pick >> 32) == me)
-          set_t::template insert<be>(slice_of, Blocks, key[u], owner, h & set_t::mask, unsigned(i));  // the low bits the slot
-      }
-    }
-    cluster.sync();  // every insert done (and no remote access after this)
-    be::wait_for_prior_grid();  // bits zeroed
-    for (unsigned s = block.thread_rank(); s < Slots + 1; s += Threads)
-      if (mine.first[s] != 0) {  // a key's slot (the key whose complement is 0 has slot Slots, its key word 0)
-        const unsigned i = set_t::index_at(&mine, s);
-        be::atomic_add(bits + (i >> 5), 1u << (i & 31));  // (each index once)
-      }
-  }
-};
-
-// device_distinct's path through clusters, Blocks blocks of Threads threads and Slots slots each
-// (distinct_clusters_mark, then count_marked, a scan and gather_marked): where n keys fit twice in
-// `most_clusters` clusters' slots, answers as device_distinct does in `result` and returns true;
-// otherwise returns false and does nothing.
-template <unsigned Blocks, unsigned Threads, unsigned Slots, class Launcher, class In, class Out, class NumOut>
-bool distinct_in_clusters(const Launcher& launcher, void* temp, std::size_t& temp_bytes, In in, count_t n, Out out,
-                          NumOut num_out, unsigned most_clusters, typename Launcher::error_type& result) {
-  using mark_t = distinct_clusters_mark<In, Blocks, Threads, Slots>;
-  constexpr std::size_t shared_bytes = sizeof(typename mark_t::slice_t);
-  constexpr count_t cluster_keys = count_t(Blocks) * Slots / 2;  // keys a cluster's set takes
-  const unsigned clusters = unsigned(n > 0 ? (n + cluster_keys - 1) / cluster_keys : 1);
-  const mark_t mark{in, n, clusters, nullptr};
-  if (n < 0 || n > count_t(most_clusters) * cluster_keys || !launcher.has_clusters() || shared_bytes > launcher.max_shared_bytes() ||
-      launcher.max_clusters(mark, Blocks, Threads, shared_bytes) == 0)
-    return false;
-  const count_t words = (n + 31) / 32, groups = (words + 31) / 32;  // of the bitmap; of 1024 items
-  temp_carver carve(temp);
-  unsigned* bits = carve.take<unsigned>(std::size_t(words));
-  count_t* ends = carve.take<count_t>(std::size_t(groups));
-  std::size_t scan_bytes = 0;
-  device_scan<true>(launcher, nullptr, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
-  void* scan_temp = carve.take<unsigned char>(scan_bytes);
-  if (temp == nullptr) {
-    temp_bytes = carve.bytes();
-    result = launcher.success;
-    return true;
-  }
-  result = launcher.invalid_value;
-  if (temp_bytes < carve.bytes() || is_null(num_out) || (n > 0 && (is_null(in) || is_null(out)))) return true;
-  const unsigned sms = launcher.sm_count() > 0 ? launcher.sm_count() : 1;
-  auto grid_for = [&](count_t threads) {  // blocks of 256 threads, at most 8 a multiprocessor
-    const count_t wanted = (threads + 255) / 256, most = count_t(sms) * 8;
-    return unsigned(wanted < 1 ? 1 : wanted < most ? wanted : most);
-  };
-  if (n > 0) {
-    mark_t body = mark;
-    body.bits = bits;
-    if ((result = launcher.zero_then_run_cluster(bits, std::size_t(words) * sizeof(unsigned), clusters * Blocks, Blocks, Threads,
-                                                 body, shared_bytes)) != launcher.success)
-      return true;
-    if ((result = launcher.run(grid_for(groups * 32), count_marked::Threads, count_marked{bits, words, ends})) != launcher.success)
-      return true;
-    if ((result = device_scan<true>(launcher, scan_temp, scan_bytes, ends, groups, ends, plus{}, count_t(0), false)) !=
-        launcher.success)
-      return true;
-  }
-  using gather_t = gather_marked<In, Out, NumOut>;  // n == 0 too: it writes *num_out
-  result = launcher.run(grid_for(groups * 32), gather_t::Threads, gather_t{in, words, bits, ends, out, num_out});
-  return true;
-}
-
 }  // namespace detail
 
 namespace detail {
@@ -1206,14 +1026,6 @@ typename Launcher::error_type device_distinct(const Launcher& launcher, void* te
                 "tilekit distinct: keys must be 4- or 8-byte integers (the hash set compares and claims keys bitwise "
                 "with one atomic compare-and-swap); map other keys to such an integer first");
   if (n > distinct_tuning::max_items) return launcher.invalid_value;  // the size query too (its sizes would overflow)
-  typename Launcher::error_type result{};
-  constexpr unsigned cluster_threads = distinct_tuning::cluster_threads;
-  constexpr int cluster_keys = distinct_tuning::cluster_keys;
-  if (detail::distinct_in_one_cluster<16, cluster_threads, cluster_keys>(launcher, temp, temp_bytes, in, n, out, num_out, result) ||
-      detail::distinct_in_one_cluster<8, cluster_threads, cluster_keys>(launcher, temp, temp_bytes, in, n, out, num_out, result) ||
-      detail::distinct_in_clusters<8, cluster_threads, distinct_tuning::clusters_slots>(
-          launcher, temp, temp_bytes, in, n, out, num_out, distinct_tuning::most_clusters, result))
-    return result;
   if constexpr (sizeof(T) == 4)
     if (n < (detail::count_t(1) << 32)) return detail::distinct_with<true>(launcher, temp, temp_bytes, in, n, out, num_out);
   return detail::distinct_with<false>(launcher, temp, temp_bytes, in, n, out, num_out);

@@ -382,22 +382,6 @@ struct distinct_tuning {
   // The most keys a call takes (more: cudaErrorInvalidValue): its storage, 2 n x 16 bytes, and
   // its sets' sizes stay far from overflowing 64 bits (and from any GPU's memory).
   static constexpr long long max_items = 1ll << 48;
-  // Up to cluster_items keys: one cluster of 16 blocks (8 where the device runs no 16-block
-  // cluster of them: half the keys) of cluster_threads threads, cluster_keys keys each
-  // (distinct_cluster_kernel; its set takes twice the keys: 128 KB of 4-byte keys a block,
-  // 192 KB of 8-byte ones).
-  static constexpr unsigned cluster_threads = 1024;
-  static constexpr int cluster_keys = 8;
-  static constexpr long long cluster_items = 16ll * cluster_threads * cluster_keys;
-  // Past that, up to most_clusters x 8 x clusters_slots / 2 keys (2^20): clusters of 8 such blocks,
-  // each owning the keys its hash picks in clusters_slots slots a block (distinct_clusters_mark;
-  // 128 KB of 4-byte keys, 192 KB of 8-byte ones), reading every key. Measured: (pending)
-#if defined(TILEKIT_DISTINCT_MOST_CLUSTERS)
-  static constexpr unsigned most_clusters = TILEKIT_DISTINCT_MOST_CLUSTERS;
-#else
-  static constexpr unsigned most_clusters = 16;
-#endif
-  static constexpr unsigned clusters_slots = 16384;
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
   // neither itself nor a free slot within max_probes slots of its home); then the keys go
