@@ -61,11 +61,13 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
 // takes, they go to buckets of about bucket_items keys, deduplicated in sets of bucket_set_slots
 // (0: the default) in shared memory.
 // estimate_items: the keys whose sketch may give the first set up before any goes in (0: none).
+// fused_items: the most keys whose only set's kernels run as one cooperative launch (0: none).
 template <class T, bool Wide = false>
 void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long long set_bytes = 0,
                     unsigned long long bucket_items = tilekit::distinct_tuning::bucket_items,
                     unsigned long long bucket_set_slots = 0,
-                    unsigned long long estimate_items = tilekit::distinct_tuning::estimate_items) {
+                    unsigned long long estimate_items = tilekit::distinct_tuning::estimate_items,
+                    long long fused_items = tilekit::distinct_tuning::fused_items) {
   const std::vector<T> data = distinct_keys<T>(n, m, g);
   std::vector<T> want;
   std::unordered_set<T> seen;
@@ -81,7 +83,7 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
       return tilekit::detail::distinct_with<packed>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data(),
                                                     set_bytes, bucket_items,
                                                     bucket_set_slots != 0 ? bucket_set_slots : dedup_t::max_set_slots,
-                                                    estimate_items);
+                                                    estimate_items, fused_items);
     if constexpr (Wide) return tilekit::detail::distinct_with<false>(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
     return tilekit::device_distinct(launcher, temp, bytes, in.data(), std::int64_t(n), out.data(), num.data());
   };
@@ -94,7 +96,7 @@ void check_distinct(std::size_t n, key_mix m, std::mt19937_64& g, unsigned long 
   BOOST_TEST_CONTEXT(::backend::name << " distinct of " << sizeof(T) << "-byte keys" << (Wide ? " in 16-byte slots, " : ", ") << name(m) << ", n=" << n
                                      << ", first set of at most " << set_bytes << " bytes (0: the default), buckets of about "
                                      << bucket_items << " keys, their sets of " << bucket_set_slots << " slots (0: the default)"
-                                     << ", the first " << estimate_items << " keys sketched"
+                                     << ", the first " << estimate_items << " keys sketched, fused up to " << fused_items
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(num.to_host()[0] == std::int64_t(want.size()));
@@ -160,6 +162,19 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
       if (n == 3073 || n == 40000) check_distinct<int, true>(n, m, g);
     }
   }
+}
+
+// Up to distinct_tuning::fused_items keys, where the first set is the only one, its kernels are
+// phases of one cooperative launch (the sizes above); here the same keys take them one launch each.
+BOOST_AUTO_TEST_CASE(distinct_keys_launch_by_launch) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto set_bytes = tilekit::distinct_tuning::small_set_bytes;
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(3073), std::size_t(40000)})
+    for (key_mix m : {key_mix::all_equal, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
+      check_distinct<int>(n, m, g, set_bytes, tilekit::distinct_tuning::bucket_items, 0, tilekit::distinct_tuning::estimate_items, 0);
+      check_distinct<long long>(n, m, g, set_bytes, tilekit::distinct_tuning::bucket_items, 0, tilekit::distinct_tuning::estimate_items, 0);
+    }
 }
 
 // Keys past the first set's size (64 slots here) go to buckets by hash (bucket_items about

@@ -243,6 +243,12 @@ struct gpu_launcher {
   cudaError_t run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
     return launch(dim3(grid), dim3(block), stream, body, shared_bytes);
   }
+  /// As run, as a cooperative launch (tilekit::launch_cooperative): every block resident at
+  /// once, so body's ctx.grid() has sync(). @pre the grid fits the device at once.
+  template <class Body>
+  cudaError_t run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    return launch_cooperative(dim3(grid), dim3(block), stream, body, shared_bytes);
+  }
   /// Whether the device has thread-block clusters (sm_90 and later): what run_cluster needs.
   bool has_clusters() const { return detail::device_attribute<cudaDevAttrComputeCapabilityMajor>() >= 9; }
   /// Launches body on grid blocks of block threads in clusters of cluster blocks

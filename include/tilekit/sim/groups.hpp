@@ -410,6 +410,14 @@ struct launcher {
     launch(dim3(grid), dim3(block), body, o);
     return success;
   }
+  /// As run, every block resident at once (launch_cooperative): ctx.grid() has sync().
+  template <class Body>
+  int run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
+    options o = opt;
+    o.shared_bytes = shared_bytes;
+    launch_cooperative(dim3(grid), dim3(block), body, o);
+    return success;
+  }
   /// True: the simulator runs thread-block clusters (run_cluster), as sm_90 does.
   bool has_clusters() const { return true; }
   /// Runs body on grid blocks of block threads in clusters of cluster blocks

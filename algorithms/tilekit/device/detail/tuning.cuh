@@ -382,6 +382,13 @@ struct distinct_tuning {
   // The most keys a call takes (more: cudaErrorInvalidValue): its storage, 2 n x 16 bytes, and
   // its sets' sizes stay far from overflowing 64 bits (and from any GPU's memory).
   static constexpr long long max_items = 1ll << 48;
+  // Up to fused_items keys (and where the first set is the only one) the kernels are phases of
+  // one cooperative launch, grid barriers between (distinct_fused). Measured: (pending)
+#if defined(TILEKIT_DISTINCT_FUSED_ITEMS)
+  static constexpr long long fused_items = TILEKIT_DISTINCT_FUSED_ITEMS;
+#else
+  static constexpr long long fused_items = 1ll << 18;
+#endif
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
   // neither itself nor a free slot within max_probes slots of its home); then the keys go
