@@ -383,11 +383,15 @@ struct distinct_tuning {
   // its sets' sizes stay far from overflowing 64 bits (and from any GPU's memory).
   static constexpr long long max_items = 1ll << 48;
   // Up to fused_items keys (and where the first set is the only one) the kernels are phases of
-  // one cooperative launch, grid barriers between (distinct_fused). Measured: (pending)
+  // one cooperative launch, grid barriers between (distinct_fused). On an H100 against the six
+  // launches, 1% / 50% / 100% distinct keys (perf/results/2026-12-05-h100-13-distinct-fused):
+  // 2^10 -8 / -3 / -2%, 2^14 -13 / -11 / -7%, 2^16 -12 / -11 / -7%, 2^18 -10 / +1 / +10%, 2^20
+  // +24 / +17 / +9%: the grid barriers cost about what the launches did, and past 2^16 a block a
+  // multiprocessor keeps fewer probes in flight than the separate kernels' grids.
 #if defined(TILEKIT_DISTINCT_FUSED_ITEMS)
   static constexpr long long fused_items = TILEKIT_DISTINCT_FUSED_ITEMS;
 #else
-  static constexpr long long fused_items = 1ll << 18;
+  static constexpr long long fused_items = 1ll << 16;
 #endif
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
