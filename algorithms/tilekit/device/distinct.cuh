@@ -33,7 +33,8 @@ namespace tilekit {
 // slot keeping the lowest index of its key (with 4-byte keys and n < 2^32 key and index
 // share one 64-bit word); each slot's lowest index is marked in a bitmap of n bits; then
 // the marked counts of groups of 1024 items are scanned and each marked item copied to its
-// place (a warp per group). The first set has at most distinct_tuning::small_set_bytes
+// place (a warp per group); up to distinct_tuning::fused_items keys those steps are phases of
+// one cooperative launch (distinct_fused). The first set has at most distinct_tuning::small_set_bytes
 // (mostly in L2; a thread reads several keys and their first slots before inserting any, an
 // index already beaten is not sent); where it has 1.5 slots a key, it is the only one.
 // Otherwise a HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their
