@@ -397,6 +397,12 @@ struct launcher {
   /// The pretended shared memory per block, which max_shared_bytes() reports.
   std::size_t max_shared = 48 * 1024;      // the pretended device's shared memory per block
 
+  /// opt, with shared_bytes of dynamic shared memory a block (run's argument overrides opt's).
+  options with_shared(std::size_t shared_bytes) const {
+    options o = opt;
+    o.shared_bytes = shared_bytes;
+    return o;
+  }
   /// The multiprocessor count the dispatch code sizes grids by: sms.
   unsigned sm_count() const { return sms; }
   /// The most dynamic shared memory the dispatch code may give a block: max_shared (run() does not check it).
@@ -405,17 +411,13 @@ struct launcher {
   /// completion; returns success (misuse throws tilekit::sim::error).
   template <class Body>
   int run(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
-    options o = opt;
-    o.shared_bytes = shared_bytes;
-    launch(dim3(grid), dim3(block), body, o);
+    launch(dim3(grid), dim3(block), body, with_shared(shared_bytes));
     return success;
   }
   /// As run, every block resident at once (launch_cooperative): ctx.grid() has sync().
   template <class Body>
   int run_cooperative(unsigned grid, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
-    options o = opt;
-    o.shared_bytes = shared_bytes;
-    launch_cooperative(dim3(grid), dim3(block), body, o);
+    launch_cooperative(dim3(grid), dim3(block), body, with_shared(shared_bytes));
     return success;
   }
   /// True: the simulator runs thread-block clusters (run_cluster), as sm_90 does.
@@ -424,9 +426,7 @@ struct launcher {
   /// (tilekit::sim::launch_cluster), to completion; returns success.
   template <class Body>
   int run_cluster(unsigned grid, unsigned cluster, unsigned block, const Body& body, std::size_t shared_bytes = 0) const {
-    options o = opt;
-    o.shared_bytes = shared_bytes;
-    launch_cluster(dim3(grid), dim3(block), dim3(cluster), body, o);
+    launch_cluster(dim3(grid), dim3(block), dim3(cluster), body, with_shared(shared_bytes));
     return success;
   }
   /// How many clusters of `cluster` blocks run at once: sms / cluster (a block per pretended multiprocessor).
