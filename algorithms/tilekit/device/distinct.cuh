@@ -986,31 +986,28 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     const count_t wanted = (threads + 255) / 256;
     return unsigned(wanted < 1 ? 1 : wanted < count_t(sms) * blocks_per_sm ? wanted : count_t(sms) * blocks_per_sm);
   };
+  // The kernels' bodies (the fused launch runs the same ones as phases); what the first launch
+  // zeroes: the flags up to the first set (before_set), or with the set (with_set).
+  using insert_t = distinct_insert_body<In, Packed>;
+  using mark_t = mark_first_occurrences<T, Packed>;
+  using gather_t = gather_marked<In, Out, NumOut>;  // n == 0 too: it writes *num_out
+  const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
+  const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
+  const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
+  const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr};
+  const count_marked count{bits, words, ends};
+  const gather_t gather{in, words, bits, ends, out, num_out};
+  const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
+                    with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
   if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
     using fused_t = distinct_fused<In, Out, NumOut, Packed>;
-    const std::size_t zero_bytes = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)) +
-                                   std::size_t(set_t::allocated(small) * set_t::words * 8);
-    const fused_t fused{distinct_insert_body<In, Packed>{in, n, first, flags, small, insert_pass::only_set, nullptr},
-                        mark_first_occurrences<T, Packed>{flags, first, bits, nullptr},
-                        count_marked{bits, words, ends},
-                        gather_marked<In, Out, NumOut>{in, words, bits, ends, out, num_out},
-                        flags,
-                        count_t(zero_bytes / 4),
-                        ends,
-                        groups};
+    const fused_t fused{insert, mark, count, gather, flags, count_t(with_set / 4), ends, groups};
     const count_t wanted = (n + 1023) / 1024;  // blocks of at least 1024 keys, one a multiprocessor at most
     return launcher.run_cooperative(unsigned(wanted < count_t(sms) ? wanted : count_t(sms)), fused_t::Threads, fused,
                                     sizeof(typename fused_t::shared_t));
   }
   if (n > 0) {
-    using insert_t = distinct_insert_body<In, Packed>;
     using estimate_t = distinct_estimate<In, Packed>;
-    const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
-    const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
-    const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
-    const unsigned char* const set_start = reinterpret_cast<unsigned char*>(first.slots);
-    const std::size_t before_set = std::size_t(set_start - reinterpret_cast<unsigned char*>(flags)),
-                      with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
     const unsigned insert_grid = grid_for(n / insert_t::Items + 1, insert_t::MinBlocksPerSM);
     if (sketched) {  // the flags to the places zeroed; the sketch; the set sized and zeroed; the insert
       using sizer_t = size_first_set<T, Packed>;
@@ -1066,18 +1063,14 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
       return e;
   }
   if (n > 0) {
-    using mark_t = mark_first_occurrences<T, Packed>;
-    if (auto e = launcher.run(grid_for(count_t(small + 1), 8), mark_t::Threads, mark_t{flags, first, bits, sketched ? sized_mask : nullptr}); e != launcher.success)
-      return e;
-    if (auto e = launcher.run(grid_for(groups * 32, 8), count_marked::Threads, count_marked{bits, words, ends});
-        e != launcher.success)
+    if (auto e = launcher.run(grid_for(count_t(small + 1), 8), mark_t::Threads, mark); e != launcher.success) return e;
+    if (auto e = launcher.run(grid_for(groups * 32, 8), count_marked::Threads, count); e != launcher.success)
       return e;
     if (auto e = device_scan<true>(launcher, scan_temp, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
         e != launcher.success)
       return e;
   }
-  using gather_t = gather_marked<In, Out, NumOut>;  // n == 0 too: it writes *num_out
-  return launcher.run(grid_for(groups * 32, 8), gather_t::Threads, gather_t{in, words, bits, ends, out, num_out});
+  return launcher.run(grid_for(groups * 32, 8), gather_t::Threads, gather);
 }
 }  // namespace detail
 
