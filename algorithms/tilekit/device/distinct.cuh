@@ -200,10 +200,31 @@ struct size_first_set {
 // The only set of a call without buckets cannot fill.
 enum class insert_pass { only_set, first_of_buckets };
 
-// One trip of a thread: Items keys (those live) with their indices into set, the group of
-// every key read before any step, round after round until each is placed. Returns the
-// slots it claimed; full: a key probed max_probes slots without finding itself or room (the
-// keys live then are not in the set).
+// The probe rounds of a thread's Items keys: each round issues read(k) for every key still
+// live (the reads of all keys in flight together), then step(k) for each (false: placed), until
+// every key is placed. False where a key probed max_probes slots (`group` a round) without finding
+// itself or room: the keys live then are not placed.
+template <unsigned Items, class Read, class Step>
+TILEKIT_HD bool probe_rounds(bool (&live)[Items], unsigned long long max_probes, unsigned group, Read read, Step step) {
+  for (unsigned long long probes = 1;; ++probes) {
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k)
+      if (live[k]) read(k);
+    bool more = false;
+    TILEKIT_UNROLL
+    for (unsigned k = 0; k < Items; ++k)
+      if (live[k]) {
+        live[k] = step(k);
+        more = more || live[k];
+      }
+    if (!more) return true;
+    if (probes * group >= max_probes) return false;
+  }
+}
+
+// One trip of a thread: Items keys (those live) with their indices into set (probe_rounds).
+// Returns the slots it claimed; full: a key probed max_probes slots without finding itself or
+// room (the keys live then are not in the set).
 template <class Backend, unsigned Items, class T, bool Packed>
 TILEKIT_HD unsigned insert_keys(const key_set<T, Packed>& set, const T (&key)[Items], const count_t (&index)[Items],
                                 bool (&live)[Items], unsigned long long max_probes, bool& full) {
@@ -212,26 +233,16 @@ TILEKIT_HD unsigned insert_keys(const key_set<T, Packed>& set, const T (&key)[It
   TILEKIT_UNROLL
   for (unsigned k = 0; k < Items; ++k) at[k] = set.start(key[k]);
   unsigned claims = 0;
-  for (unsigned long long probes = 1;; ++probes) {
-    unsigned long long seen[Items][4];
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k)
-      if (live[k]) set.read_group(at[k], seen[k]);
-    bool more = false;
-    TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k)
-      if (live[k]) {
+  unsigned long long seen[Items][4];
+  const bool placed = probe_rounds(
+      live, max_probes, set_t::group, [&](unsigned k) { set.read_group(at[k], seen[k]); },
+      [&](unsigned k) {
         const auto done = set.template insert_step<Backend>(key[k], index[k], at[k], seen[k]);
         claims += done == set_t::step::claimed;
-        live[k] = done == set_t::step::next;
-        more = more || live[k];
-      }
-    if (!more) return claims;
-    if (probes * set_t::group >= max_probes) {
-      full = true;
-      return claims;
-    }
-  }
+        return done == set_t::step::next;
+      });
+  if (!placed) full = true;
+  return claims;
 }
 
 template <class In, bool Packed>
@@ -397,18 +408,45 @@ struct partition_count : partition_pass<Keys, Packed> {
   }
 };
 
+// A partition scatter block's shared memory. Each part's keys go out in whole 32-byte sectors
+// (`granule` items: a sector of the narrower of key and index, one or two of the other) but for
+// the first and last of the block's run in the part; the rest of a tile's keys of the part wait
+// in its carry for the next tile. A part's run of a tile (at 256 parts, 16 keys, 64 bytes) would
+// otherwise end inside a sector, which the next tile's run fills only some 20 us later: at 2^28
+// keys L2 had written the half-filled line back and read it again by then (Nsight Compute, H100,
+// 100% distinct: the first pass read 2.2 GB and wrote 2.96 for 1.07 and 2.15 of keys and pairs).
+template <class T, class Index, unsigned Threads, unsigned Tile>
+struct scatter_shared {
+  static constexpr unsigned parts = distinct_tuning::max_buckets;
+  static constexpr unsigned granule = 32 / (sizeof(T) < sizeof(Index) ? sizeof(T) : sizeof(Index));
+  static constexpr unsigned staged = Tile + parts * (granule - 1);  // a tile's keys and every part's carry
+  unsigned long long cursor[parts];  // the part's next place in the output: its carry's first
+  unsigned long long to[parts];      // the output place of staged item `at` of the part: to + at
+  unsigned long long warp_sums[Threads / 32];
+  T staged_keys[staged];
+  Index staged_index[staged];
+  T carry_keys[parts * granule];
+  Index carry_index[parts * granule];
+  unsigned counts[parts];      // the tile's keys of the part, then where they are staged
+  unsigned part_first[parts];  // the part's first staged place (its carry's)
+  unsigned flushed[parts];     // of its staged keys, those written now (the rest: its carry)
+  unsigned carried[parts];     // keys in its carry
+  unsigned char staged_part[staged];
+};
+
 // Items base .. base + Threads x Items (before `end`; key_at(i), index_at(i)) to the parts
-// given by part_of(key) of out_keys / out_index: the tile's keys are staged part by part in
-// shared memory, then written in order, each part's run at cursor[part], which advances by
-// the run. cursor, counts, to: [parts] in shared memory.
-template <class Backend, unsigned Threads, unsigned Items, class Block, class KeyAt, class IndexAt, class PartOf, class T, class Index>
+// given by part_of(key) of out_keys / out_index: each part's carry and then the tile's keys of
+// the part are staged in shared memory, part by part, then written in order at cursor[part] up
+// to the last whole granule (scatter_shared); what is left is the part's carry. scatter_flush
+// writes the carries after the block's last tile.
+template <class Backend, unsigned Threads, unsigned Items, class Block, class KeyAt, class IndexAt, class PartOf, class Shared, class T,
+          class Index>
 TILEKIT_HD void scatter_tile(const Block& block, count_t base, count_t end, unsigned parts, KeyAt key_at, IndexAt index_at,
-                             PartOf part_of, unsigned long long* cursor, unsigned* counts, unsigned long long* to,
-                             unsigned long long* warp_sums, T* staged_keys, Index* staged_index, unsigned char* staged_part,
-                             T* out_keys, Index* out_index) {
+                             PartOf part_of, Shared& sh, T* out_keys, Index* out_index) {
+  constexpr unsigned granule = Shared::granule;
   auto warp = tilekit::tiled_partition<32>(block);
   const unsigned t = block.thread_rank();
-  if (t < parts) counts[t] = 0;
+  if (t < parts) sh.counts[t] = 0;
   T key[Items];
   Index item[Items];  // the key's index, loaded with it (level 2 reads them)
   unsigned where[Items] = {};  // the key's part (low 8 bits), then its rank among the tile's keys of the part
@@ -422,44 +460,70 @@ TILEKIT_HD void scatter_tile(const Block& block, count_t base, count_t end, unsi
   TILEKIT_UNROLL
   for (unsigned k = 0; k < Items; ++k) {
     const unsigned part = part_of(key[k]);
-    if (base + count_t(k) * Threads + t < end) where[k] = part | Backend::atomic_add(counts + part, 1u) << 8;
+    if (base + count_t(k) * Threads + t < end) where[k] = part | Backend::atomic_add(sh.counts + part, 1u) << 8;
   }
   block.sync();
-  const unsigned mine = t < parts ? counts[t] : 0u;
+  const unsigned carried = t < parts ? sh.carried[t] : 0u;
+  const unsigned mine = t < parts ? carried + sh.counts[t] : 0u;  // the part's staged keys
   const unsigned inclusive = tilekit::inclusive_scan(warp, mine, plus{});
-  unsigned long long taken = 0;
-  if (t < parts) {
-    taken = cursor[t];
-    cursor[t] = taken + mine;
-  }
-  if (warp.thread_rank() == 31) warp_sums[t / 32] = inclusive;
+  if (warp.thread_rank() == 31) sh.warp_sums[t / 32] = inclusive;
   block.sync();
-  unsigned before = 0;
-  for (unsigned w = 0; w < t / 32; ++w) before += unsigned(warp_sums[w]);
-  const unsigned first = before + inclusive - mine;  // the part's first staged place
+  unsigned before = 0, staged = 0;
+  for (unsigned w = 0; w < Threads / 32; ++w) {
+    before += w < t / 32 ? unsigned(sh.warp_sums[w]) : 0u;
+    staged += unsigned(sh.warp_sums[w]);
+  }
   if (t < parts) {
-    counts[t] = first;
-    to[t] = taken - first;
+    const unsigned first = before + inclusive - mine;  // the part's first staged place
+    const unsigned long long at = sh.cursor[t], upto = (at + mine) / granule * granule;
+    const unsigned flushed = upto > at ? unsigned(upto - at) : 0u;
+    for (unsigned j = 0; j < carried; ++j) {
+      sh.staged_keys[first + j] = sh.carry_keys[t * granule + j];
+      sh.staged_index[first + j] = sh.carry_index[t * granule + j];
+      sh.staged_part[first + j] = static_cast<unsigned char>(t);
+    }
+    sh.part_first[t] = first;
+    sh.counts[t] = first + carried;
+    sh.to[t] = at - first;
+    sh.flushed[t] = flushed;
+    sh.cursor[t] = at + flushed;
+    sh.carried[t] = mine - flushed;
   }
   block.sync();
   TILEKIT_UNROLL
   for (unsigned k = 0; k < Items; ++k) {
     const count_t i = base + count_t(k) * Threads + t;
     if (i < end) {
-      const unsigned at = counts[where[k] & 0xFFu] + (where[k] >> 8);
-      staged_keys[at] = key[k];
-      staged_index[at] = item[k];
-      staged_part[at] = static_cast<unsigned char>(where[k]);
+      const unsigned at = sh.counts[where[k] & 0xFFu] + (where[k] >> 8);
+      sh.staged_keys[at] = key[k];
+      sh.staged_index[at] = item[k];
+      sh.staged_part[at] = static_cast<unsigned char>(where[k]);
     }
   }
   block.sync();
-  const unsigned tile = end - base < count_t(Threads * Items) ? unsigned(end - base) : Threads * Items;
-  for (unsigned at = t; at < tile; at += Threads) {
-    const unsigned long long p = to[staged_part[at]] + at;
-    out_keys[p] = staged_keys[at];
-    out_index[p] = staged_index[at];
+  for (unsigned at = t; at < staged; at += Threads) {
+    const unsigned part = sh.staged_part[at], r = at - sh.part_first[part];
+    if (r < sh.flushed[part]) {
+      const unsigned long long p = sh.to[part] + at;
+      out_keys[p] = sh.staged_keys[at];
+      out_index[p] = sh.staged_index[at];
+    } else {
+      sh.carry_keys[part * granule + r - sh.flushed[part]] = sh.staged_keys[at];
+      sh.carry_index[part * granule + r - sh.flushed[part]] = sh.staged_index[at];
+    }
   }
   block.sync();
+}
+
+// After a block's last scatter_tile: each part's carry to its place.
+template <class Block, class Shared, class T, class Index>
+TILEKIT_HD void scatter_flush(const Block& block, unsigned parts, const Shared& sh, T* out_keys, Index* out_index) {
+  const unsigned t = block.thread_rank();
+  if (t >= parts) return;
+  for (unsigned j = 0; j < sh.carried[t]; ++j) {
+    out_keys[sh.cursor[t] + j] = sh.carry_keys[t * Shared::granule + j];
+    out_index[sh.cursor[t] + j] = sh.carry_index[t * Shared::granule + j];
+  }
 }
 
 template <class Keys, bool Packed>
@@ -468,9 +532,8 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
   using T = typename pass::T;
   using index_t = typename pass::index_t;
   static constexpr unsigned Threads = pass::Threads, MinBlocksPerSM = pass::MinBlocksPerSM, Items = pass::Items, Tile = pass::Tile;
-  static constexpr unsigned B = distinct_tuning::max_buckets;
-  static constexpr std::size_t shared_bytes =
-      (2 * B + Threads / 32) * sizeof(unsigned long long) + Tile * (sizeof(T) + sizeof(index_t)) + B * sizeof(unsigned) + Tile;
+  using shared_t = scatter_shared<T, index_t, Threads, Tile>;
+  static constexpr std::size_t shared_bytes = sizeof(shared_t);
   const count_t* places;  // partition_count's counts, scanned
   T* out_keys;
   index_t* out_index;
@@ -481,17 +544,14 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
     if (be::load_relaxed(this->flags) == 0) return;
-    unsigned long long* cursor = ctx.template shared_array<unsigned long long>(std::size_t(shared_bytes / sizeof(unsigned long long)));
-    unsigned long long* to = cursor + B;
-    unsigned long long* warp_sums = to + B;
-    T* staged_keys = reinterpret_cast<T*>(warp_sums + Threads / 32);
-    index_t* staged_index = reinterpret_cast<index_t*>(staged_keys + Tile);
-    unsigned* counts = reinterpret_cast<unsigned*>(staged_index + Tile);
-    unsigned char* staged_part = reinterpret_cast<unsigned char*>(counts + B);
+    shared_t& sh = ctx.template shared<shared_t>();
     const unsigned t = block.thread_rank(), parts = 1u << this->part_bits;
     count_t segment, rank, first, end;
     this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
-    if (t < parts) cursor[t] = static_cast<unsigned long long>(places[(segment * parts + t) * this->blocks_per_segment + rank]);
+    if (t < parts) {
+      sh.cursor[t] = static_cast<unsigned long long>(places[(segment * parts + t) * this->blocks_per_segment + rank]);
+      sh.carried[t] = 0;
+    }
     block.sync();
     const Keys keys = this->keys;
     const index_t* index = this->index;
@@ -503,9 +563,10 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
       }
       scatter_tile<be, Threads, Items>(
           block, base, end, parts, [&](count_t i) { return streamed(keys, i); },
-          [&](count_t i) { return index != nullptr ? count_t(index[i]) : i; }, [&](const T& key) { return this->part_of(key); },
-          cursor, counts, to, warp_sums, staged_keys, staged_index, staged_part, out_keys, out_index);
+          [&](count_t i) { return index != nullptr ? count_t(streamed(index, i)) : i; },
+          [&](const T& key) { return this->part_of(key); }, sh, out_keys, out_index);
     }
+    scatter_flush(block, parts, sh, out_keys, out_index);
   }
 };
 
@@ -559,10 +620,14 @@ struct piece_set {
   }
 };
 
-// Each block takes pieces (grid-stride: distinct_tuning::dedup_waves waves of blocks; its next
-// piece asked of L2 before it does one): the piece's keys into a set in shared memory, its
-// slots' indices marked in the bitmap. A piece with more keys than the set holds is done
-// again in 2, 4, ... parts, by more bits of the hash.
+// Each block takes pieces (grid-stride: distinct_tuning::dedup_waves waves of blocks): the
+// piece's keys into a set in shared memory, its slots' indices marked in the bitmap. A piece
+// with more keys than the set holds is done again in 2, 4, ... parts, by more bits of the hash.
+// The keys and indices stream past (evict-first loads); the bitmap's lines are kept in L2
+// ahead of them (atomic_or_kept_in_l2; gather_marked gives them their normal priority back).
+// H100, 2^28 int32 keys, 100% distinct (Nsight Compute): with plain loads and ors, and the next
+// piece asked of L2 first, half-marked bitmap lines went back to DRAM and were read again:
+// 4.96 GB read and 5.49 GB written by this kernel, 7.2 ms; with these, 2.40 and 0.82 GB, 4.9 ms.
 template <class T, bool Packed>
 struct piece_dedup {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;
@@ -608,19 +673,10 @@ struct piece_dedup {
     }
     const count_t blocks = count_t(ctx.grid().num_blocks());
     for (count_t q = count_t(ctx.grid().block_rank()); q < piece_count; q += blocks) {
-      // The block's next piece asked of L2 first, so that its loads wait for L2, not DRAM.
-      if (q + blocks < piece_count) {
-        const count_t next = places[(q + blocks) * blocks_per_piece],
-                      next_end = q + blocks + 1 < piece_count ? places[(q + blocks + 1) * blocks_per_piece] : n;
-        prefetch_items<be>(keys, next, next_end, t, Threads);
-        prefetch_items<be>(index, next, next_end, t, Threads);
-      }
       dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n));
     }
   }
-  // The keys into a piece_set (those live), the group of every key read before any step, round
-  // after round until each is placed; full: a key probed max_probes slots without finding itself or
-  // room (as insert_keys for a key_set).
+  // The keys into a piece_set (those live), as detail::insert_keys into a key_set.
   template <class be>
   TILEKIT_HD static void insert_keys(const piece_set& set, const T (&key)[Items], const count_t (&item)[Items],
                                      bool (&live)[Items], unsigned long long max_probes, bool& full) {
@@ -631,41 +687,37 @@ struct piece_dedup {
       mine[k] = ~unsigned(item[k]);  // (an index below 2^32 - 1: never 0)
       at[k] = set.home(s[k]);
     }
-    for (unsigned long long probes = 1;; ++probes) {
-      vector_of<unsigned, piece_set::group> seen[Items];
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < Items; ++k)
-        if (live[k]) seen[k] = set.read_group(at[k]);
-      bool more = false;
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < Items; ++k)
-        if (live[k]) {
-          live[k] = !set.template step<be>(s[k], mine[k], at[k], seen[k]);
-          more = more || live[k];
-        }
-      if (!more) return;
-      if (probes * piece_set::group >= max_probes) {
-        full = true;
-        return;
-      }
-    }
+    vector_of<unsigned, piece_set::group> seen[Items];
+    if (!probe_rounds(
+            live, max_probes, piece_set::group, [&](unsigned k) { seen[k] = set.read_group(at[k]); },
+            [&](unsigned k) { return !set.template step<be>(s[k], mine[k], at[k], seen[k]); }))
+      full = true;
   }
   template <class be>
   TILEKIT_HD static void insert_keys(const set_t& set, const T (&key)[Items], const count_t (&item)[Items], bool (&live)[Items],
                                      unsigned long long max_probes, bool& full) {
     detail::insert_keys<be>(set, key, item, live, max_probes, full);
   }
-  // Slot w of the set: its key's lowest index marked in the bitmap unless `over`, and emptied.
+  // Group w of the set's slots (piece_set::group of them, a 16-byte load of keys and one of
+  // indices: a slot a load cost ~4x the instructions): each key's lowest index marked in the
+  // bitmap unless `over`, and the slots emptied.
   template <class be>
   TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool over) const {
-    const unsigned lowest = set.lowest[w];
-    if ((lowest | set.keys[w]) == 0) return;
-    if (!over && lowest != 0) {
-      const count_t i = count_t(~lowest);
-      be::atomic_or(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
+    constexpr unsigned group = piece_set::group;
+    const auto lowest = load_vector<unsigned, group>(set.lowest + group * w);
+    const auto keys_now = load_vector<unsigned, group>(set.keys + group * w);
+    unsigned any = 0;
+    TILEKIT_UNROLL
+    for (unsigned j = 0; j < group; ++j) {
+      any |= lowest.item[j] | keys_now.item[j];
+      if (!over && lowest.item[j] != 0) {
+        const count_t i = count_t(~lowest.item[j]);
+        be::atomic_or_kept_in_l2(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
+      }
     }
-    set.keys[w] = 0;
-    set.lowest[w] = 0;
+    if (any == 0) return;
+    store_vector(set.keys + group * w, vector_of<unsigned, group>{});
+    store_vector(set.lowest + group * w, vector_of<unsigned, group>{});
   }
   template <class be>
   TILEKIT_HD void mark_and_clear(const set_t& set, count_t w, bool over) const {  // w: a word of the slots
@@ -673,7 +725,7 @@ struct piece_dedup {
     if (word == 0) return;
     if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
       const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
-      be::atomic_or(bits + (i >> 5), 1u << (i & 31));
+      be::atomic_or_kept_in_l2(bits + (i >> 5), 1u << (i & 31));
     }
     set.slots[w] = 0;
   }
@@ -684,8 +736,9 @@ struct piece_dedup {
                               count_t end) const {
     const unsigned t = block.thread_rank();
     const count_t items = end - first;
-    // piece_set: its slots; key_set: the 64-bit words of its slots
-    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots)) : count_t(set_t::allocated(set_slots) * set_t::words);
+    // mark_and_clear's units: piece_set: groups of its slots; key_set: the 64-bit words of its slots
+    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots) / piece_set::group)
+                                     : count_t(set_t::allocated(set_slots) * set_t::words);
     for (unsigned split_bits = 0; items > 0; ++split_bits) {
       be::require(used_bits + split_bits <= 48, set_t::full);  // (the hash's bits that choose pieces)
       bool over = false;
@@ -699,7 +752,7 @@ struct piece_dedup {
             const count_t j = base + count_t(k) * Threads + t;
             const count_t at = first + (j < items ? j : base);
             key[k] = streamed(keys, at);
-            item[k] = count_t(index[at]);
+            item[k] = count_t(streamed(index, at));
             live[k] = j < items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
           }
           bool no_room = false;
@@ -794,6 +847,7 @@ struct gather_marked {
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
+    using be = typename decltype(block)::backend;
     auto warp = tilekit::tiled_partition<32>(block);
     const unsigned lane = warp.thread_rank();
     const count_t groups = (words + 31) / 32;
@@ -802,6 +856,9 @@ struct gather_marked {
     if (first == 0 && lane == 0) *num_out = groups > 0 ? ends[groups - 1] : 0;
     for (count_t g = first; g < groups; g += warps) {
       const unsigned word = 32 * g + lane < words ? bits[32 * g + lane] : 0u;
+      // The last read of the bitmap: lines piece_dedup kept in L2 get their normal priority back
+      // (the group's 128 bytes are one line or two: its first and last words')
+      if ((lane == 0 || lane == 31) && 32 * g + lane < words) be::keep_in_l2_no_more(bits + 32 * g + lane);
       const unsigned before = tilekit::exclusive_scan(warp, popc(word));  // marked items of the rows above
       const unsigned total = warp.shfl(before + popc(word), 31);
       const count_t start = ends[g] - count_t(total);

@@ -33,8 +33,10 @@
 //   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
 //              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
 //              fence, is_shared, pause(ns) (a poller's back-off), prefetch_l2(address) /
-//              prefetch_l2_bytes(address, bytes) (hints to the L2 cache), wait_for_prior_grid /
-//              allow_next_grid (programmatic dependent launch; no-ops where there is none)
+//              prefetch_l2_bytes(address, bytes) (hints to the L2 cache), atomic_or_kept_in_l2 /
+//              keep_in_l2_no_more (an or whose line L2 keeps ahead of streamed data; its undoing),
+//              wait_for_prior_grid / allow_next_grid (programmatic dependent launch; no-ops where
+//              there is none)
 //   types      dim3 (what block_index() and friends return)
 #pragma once
 #include <tilekit/core/operators.hpp>

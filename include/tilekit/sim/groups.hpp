@@ -96,6 +96,10 @@ struct backend {
     *address = value;
     written();
   }
+  /// The GPU's atomic_or with its line kept in L2: atomic_or here.
+  static void atomic_or_kept_in_l2(unsigned* address, unsigned value) { atomic_or(address, value); }
+  /// The GPU's L2 priority reset: nothing to do here.
+  static void keep_in_l2_no_more(const void*) {}
   /// The GPU's L2 prefetch hint: nothing to do here.
   static void prefetch_l2(const void*) {}
   /// The GPU's bulk L2 prefetch: nothing to fetch, its preconditions checked.

@@ -405,7 +405,13 @@ struct distinct_tuning {
 #else
   static constexpr unsigned long long small_set_bytes = 64ull << 20;
 #endif
+  // -DTILEKIT_DISTINCT_FIRST_SET_LOAD_EIGHTHS overrides (for measuring). H100 (2026-12-05), 2^28
+  // int32 keys, 1% distinct: a 32 MB set filled to 6/8 5.70 ms against 5.39 for 64 MB at 3/8.
+#if defined(TILEKIT_DISTINCT_FIRST_SET_LOAD_EIGHTHS)
+  static constexpr unsigned first_set_load_eighths = TILEKIT_DISTINCT_FIRST_SET_LOAD_EIGHTHS;
+#else
   static constexpr unsigned first_set_load_eighths = 3;
+#endif
   // Where the keys may outgrow the first set, the sketch of the first estimate_items keys
   // (distinct_estimate: 32 MB of int32 keys, read while the flags, bitmap and places are
   // zeroed) gives it up before any key goes in if they alone are too many, else sizes it. At 2^24 int32 keys with 50% distinct,
@@ -448,7 +454,8 @@ struct distinct_tuning {
   // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
   // the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one block's
   // barriers with another's loads, ran 14-24% slower at 50-100% distinct (H200, 2026-12-05,
-  // perf/results/2026-12-04-distinct-sketch). -DTILEKIT_DISTINCT_SCATTER_ITEMS /
+  // perf/results/2026-12-04-distinct-sketch); 32 items (2 blocks, 128 registers, spills) ran 20% slower
+  // at 2^24 and 2% at 2^28 (H100, 2026-12-05). -DTILEKIT_DISTINCT_SCATTER_ITEMS /
   // -DTILEKIT_DISTINCT_SCATTER_BLOCKS override (for measuring).
 #if defined(TILEKIT_DISTINCT_SCATTER_ITEMS)
   static constexpr unsigned scatter_items = TILEKIT_DISTINCT_SCATTER_ITEMS;
@@ -461,7 +468,7 @@ struct distinct_tuning {
   static constexpr unsigned scatter_blocks_per_sm = 2;
 #endif
   // piece_dedup's grid: this many waves of blocks at most, each block taking pieces grid-stride
-  // (with 1, each block does several and asks L2 for its next before it does one).
+  // (with 1, each block does several).
   // -DTILEKIT_DISTINCT_DEDUP_WAVES overrides (for measuring). H200 (2026-12-05): 1 or 2 waves within
   // 1% of 8 at 2^20-2^28, slower at 2^28 with 50-100% distinct (perf/results/2026-12-04-distinct-sketch).
 #if defined(TILEKIT_DISTINCT_DEDUP_WAVES)
