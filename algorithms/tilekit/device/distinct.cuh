@@ -628,7 +628,8 @@ struct piece_set {
 // ahead of them (atomic_or_kept_in_l2; gather_marked gives them their normal priority back).
 // H100, 2^28 int32 keys, 100% distinct (Nsight Compute): with plain loads and ors, and the next
 // piece asked of L2 first, half-marked bitmap lines went back to DRAM and were read again:
-// 4.96 GB read and 5.49 GB written by this kernel, 7.2 ms; with these, 2.40 and 0.82 GB, 4.9 ms.
+// 4.96 GB read and 5.49 GB written by this kernel, 7.2 ms; with these, 2.41 and 0.83 GB, 4.8 ms
+// (perf/results/2026-12-05-h100-14-distinct).
 template <class T, bool Packed>
 struct piece_dedup {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;

@@ -46,15 +46,24 @@ struct gpu_backend {
   /// policy): for a small structure hit at random while far more data streams past, which would
   /// otherwise evict its lines half written (each eviction a DRAM write and a later re-read).
   /// keep_in_l2_no_more gives the line its normal priority back. @pre address in global memory.
+  /// (Before sm_80, which has no L2 eviction policies: atomicOr.)
   __device__ static void atomic_or_kept_in_l2(unsigned* address, unsigned value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned long long policy;
     asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));  // (not volatile: hoisted out of loops)
     asm volatile("red.global.or.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(address), "r"(value), "l"(policy) : "memory");
+#else
+    atomicOr(address, value);
+#endif
   }
   /// The line holding address (global memory) back to the normal L2 priority (after
   /// atomic_or_kept_in_l2): so that kept lines do not outlive the call that kept them.
   __device__ static void keep_in_l2_no_more(const void* address) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"(address) : "memory");
+#else
+    (void)address;
+#endif
   }
   /// A device-scope acquire load: what a spin-wait polls.
   template <class T>
