@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // distinct timing / profiling driver: dprof LOG2N PERCENT REPS [prof]
 #include <tilekit/device/distinct.cuh>
 #include <cuda_profiler_api.h>
