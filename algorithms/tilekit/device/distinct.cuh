@@ -66,6 +66,19 @@ TILEKIT_HD value_of<In> streamed(const In& in, count_t i) {
 #endif
   return in[i];
 }
+// The 4 words at p (16-byte aligned), read evict-first as streamed does.
+template <class V>
+TILEKIT_HD vector_of<V, 4> streamed_vector(const V* p) {
+  static_assert(sizeof(V) == 4, "streamed_vector: 4-byte words");
+#if TILEKIT_DEVICE_PASS
+  const uint4 w = __ldcs(reinterpret_cast<const uint4*>(p));
+  vector_of<V, 4> v;
+  std::memcpy(&v, &w, sizeof(v));
+  return v;
+#else
+  return load_vector<V, 4>(p);
+#endif
+}
 
 // How many keys are distinct, about: a HyperLogLog sketch (Flajolet et al., 2007) of the
 // keys' hashes. Register r keeps the most leading zeros + 1 of the hashes whose top `bits`
@@ -204,6 +217,8 @@ enum class insert_pass { only_set, first_of_buckets };
 // live (the reads of all keys in flight together), then step(k) for each (false: placed), until
 // every key is placed. False where a key probed max_probes slots (`group` a round) without finding
 // itself or room: the keys live then are not placed.
+// (Rounds the warp runs together, meeting after each key's step, with masks of the deciding
+// slots in piece_set::step: 1-1.5% slower, H100, perf/results/2026-12-05-h100-15-distinct.)
 template <unsigned Items, class Read, class Step>
 TILEKIT_HD bool probe_rounds(bool (&live)[Items], unsigned long long max_probes, unsigned group, Read read, Step step) {
   for (unsigned long long probes = 1;; ++probes) {
@@ -313,14 +328,25 @@ struct distinct_insert_body {
 // particular order (a slot keeps its key's lowest index however the keys come). So no key
 // takes a global atomic, and the keys are read 5 times and written twice, each time in order.
 //
-// The bits of a key's hash from bit `from` (the top is 0) on, `bits` of them (0: none).
+// The bits of a key's hash from bit `from` (the top is 0) on, `bits` of them (0: none), at most
+// hash_bits_in_all<Packed> together. Packed (4-byte keys): a 32-bit hash, a bijection (so that
+// 32 bits leave one key a part), of the key offset by a constant so that its bits are not those
+// of piece_set::home's mix32; fewer instructions than mix64 on 32-bit ALUs (the first count at
+// 2^28 keys: 360 -> 284 M warp instructions, 572 -> 431 us, H100,
+// perf/results/2026-12-05-h100-15-distinct). Else mix64.
+template <bool Packed>
+constexpr unsigned hash_bits_in_all = Packed ? 32 : 48;
 template <class T, bool Packed>
 TILEKIT_HD unsigned hash_bits(const T& key, unsigned from, unsigned bits) {
-  return bits == 0 ? 0u : unsigned((mix64(key_set<T, Packed>::stored(key)) << from) >> (64 - bits));
+  if (bits == 0) return 0u;
+  if constexpr (Packed) return (mix32(unsigned(key_set<T, Packed>::stored(key)) ^ 0x9E3779B9u) << from) >> (32 - bits);
+  return unsigned((mix64(key_set<T, Packed>::stored(key)) << from) >> (64 - bits));
 }
 // Asks L2 for items [from, to) of p, a 128-byte line a thread (of `threads`, this one
 // `thread`), so that the next tile's loads find their lines there (measured with a block per
-// bucket, f859a0e: 4% at 2^24 keys with 50-100% distinct, nothing at 2^28; not measured apart since).
+// bucket, f859a0e: 4% at 2^24 keys with 50-100% distinct, nothing at 2^28; the first scatter at
+// 2^28 keys, 100% distinct, without it: 2.58 ms against 2.31, H100, 2026-12-05; partition_count
+// goes without).
 template <class Backend, class T>
 TILEKIT_HD void prefetch_items(const T* p, count_t from, count_t to, unsigned thread, unsigned threads) {
   constexpr count_t line = 128 / sizeof(T);
@@ -390,10 +416,9 @@ struct partition_count : partition_pass<Keys, Packed> {
     count_t segment, rank, first, end;
     this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
     for (count_t base = first; base < end; base += Threads * Items) {
-      if constexpr (stdx::is_pointer<Keys>::value) {
-        const count_t next = base + Threads * Items;
-        prefetch_items<be>(this->keys, next, end - next < count_t(Threads * Items) ? end : next + Threads * Items, t, Threads);
-      }
+      // (No next-tile prefetch_items here, unlike the scatter: at 2^28 keys, 100% distinct, the
+      // second count read 1.60 GB for 1.07 with it and ran 574 us, 442 without; H100,
+      // perf/results/2026-12-05-h100-15-distinct.)
       T key[Items];
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
@@ -578,46 +603,46 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
 // the home a 32-bit hash.
 // (key_set's 64-bit slots took a compare-and-swap loop for the index's maximum, and ptxas's probe
 // step was ~144 instructions: piece_dedup ran at ~10 warp instructions a key, Nsight Compute,
-// 2^24 int32 keys, 50% distinct, 2026-12-05.)
+// 2^24 int32 keys, 50% distinct, 2026-12-05. Measured and not kept, H100, 2026-12-05: groups of 8
+// (two loads), or a lost claim moving on to the group's next free slot in the same step: more
+// instructions for the masks of deciding slots than the rounds they saved, 5-20% slower;
+// perf/results/2026-12-05-h100-15-distinct.)
 struct piece_set {
   static constexpr unsigned group = 4;  // keys a probe reads (16 bytes)
+  using keys_of_group = vector_of<unsigned, group>;
   unsigned* keys;    // allocated(capacity): keys[capacity] is the slot of the key stored as 0, alone
   unsigned* lowest;  // as many
   unsigned mask;     // capacity - 1 (a power of two, at least group)
   TILEKIT_HD static constexpr unsigned long long allocated(unsigned long long capacity) { return capacity + group; }
-  // (mix32, not mix64: mix64's top bits chose the piece)
+  // (mix32 of the stored key; hash_bits hashes it offset by a constant)
   TILEKIT_HD unsigned home(unsigned s) const { return s == 0 ? mask + 1 : mix32(s) & mask & ~(group - 1); }
-  // The keys of the group of slot `at` (one 16-byte load).
-  TILEKIT_HD vector_of<unsigned, group> read_group(unsigned at) const { return load_vector<unsigned, group>(keys + (at & ~(group - 1))); }
-  // One probe of stored key s (index word mine = ~index) in the group of `at`, from `at` on, whose
-  // keys the caller read as v (read_group; a stale one costs a compare-and-swap at most). True once
-  // the key has its slot; else `at` moves on (in the group past a slot another key took, or to the
-  // next group): read it and step again. So a thread can have the probes of several keys in flight.
+  // The keys of group `at` (group-aligned; one 16-byte load).
+  TILEKIT_HD keys_of_group read_group(unsigned at) const { return load_vector<unsigned, group>(keys + at); }
+  // One probe of stored key s (index word mine = ~index) in the group `at` (group-aligned),
+  // whose keys the caller read as v (read_group). True once the key has its slot: the first
+  // slot of the group that holds s or is free decides (no deletions), a free one claimed by a
+  // compare-and-swap. Else `at` is the group to read next: the next one, or the same where
+  // another key took the free slot first (it now holds that key, so a new read moves on).
+  // s == 0 needs no case of its own: its group (mask + 1, past the probed slots) stays 0, so its
+  // first slot decides, and the compare-and-swap of 0 for 0 there changes nothing.
   template <class Backend>
-  TILEKIT_HD bool step(unsigned s, unsigned mine, unsigned& at, const vector_of<unsigned, group>& v) const {
-    if (s == 0) {
-      Backend::atomic_max(lowest + at, mine);
-      return true;
-    }
-    const unsigned g = at & ~(group - 1), from = at - g;
-    unsigned hit_or_free = 0;  // slots from `from` on that hold s or are free: the first decides (no deletions)
+  TILEKIT_HD bool step(unsigned s, unsigned mine, unsigned& at, const keys_of_group& v) const {
+    bool decides[group];  // the slot holds s or is free
     TILEKIT_UNROLL
-    for (unsigned j = 0; j < group; ++j) hit_or_free |= unsigned(j >= from && (v.item[j] == s || v.item[j] == 0)) << j;
-    if (hit_or_free != 0) {
-      const unsigned j = lowest_bit(hit_or_free);
-      unsigned seen = v.item[0];
-      TILEKIT_UNROLL
-      for (unsigned i = 1; i < group; ++i) seen = j == i ? v.item[i] : seen;
-      if (seen == 0) seen = Backend::atomic_cas(keys + g + j, 0u, s);  // 0: claimed
-      if (seen == 0 || seen == s) {
-        Backend::atomic_max(lowest + g + j, mine);
-        return true;
-      }
-      at = g + j + 1;  // another key took the free slot: the rest of the group again
-      if (at < g + group) return false;
+    for (unsigned j = 0; j < group; ++j) decides[j] = v.item[j] == s || v.item[j] == 0;
+    if (!(decides[0] || decides[1] || decides[2] || decides[3])) {
+      at = (at + group) & mask;
+      return false;
     }
-    at = (g + group) & mask;
-    return false;
+    static_assert(group == 4, "piece_set::step: the first deciding slot of 4");
+    const unsigned j = decides[0] ? 0u : decides[1] ? 1u : decides[2] ? 2u : 3u, slot = at + j;
+    const unsigned seen = decides[0] ? v.item[0] : decides[1] ? v.item[1] : decides[2] ? v.item[2] : v.item[3];
+    if (seen == 0) {
+      const unsigned was = Backend::atomic_cas(keys + slot, 0u, s);
+      if (was != 0 && was != s) return false;
+    }
+    Backend::atomic_max(lowest + slot, mine);
+    return true;
   }
 };
 
@@ -632,11 +657,17 @@ struct piece_set {
 // (perf/results/2026-12-05-h100-14-distinct).
 template <class T, bool Packed>
 struct piece_dedup {
+  // (512 threads, 2 blocks a multiprocessor: 1.5-3% slower at 2^24-2^28, H100,
+  // perf/results/2026-12-05-h100-15-distinct.)
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;
   using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
   using set_t = key_set<T, Packed>;
   static constexpr unsigned long long max_set_slots = distinct_tuning::bucket_set_bytes / (8 * set_t::words);
-  static constexpr std::size_t set_bytes = std::size_t(set_t::allocated(max_set_slots) * set_t::words * 8);
+  // The bytes of a set of `slots` slots: piece_set's two words of 32 bits a slot (Packed), or key_set's.
+  TILEKIT_HD static constexpr unsigned long long bytes_of_set(unsigned long long slots) {
+    return Packed ? piece_set::allocated(slots) * 8 : set_t::allocated(slots) * set_t::words * 8;
+  }
+  static constexpr std::size_t set_bytes = std::size_t(bytes_of_set(max_set_slots));
   static constexpr std::size_t shared_bytes = set_bytes + sizeof(unsigned long long);
   const unsigned* flags;  // as partition_pass's
   const count_t* places;  // level 2's scanned counts: piece q starts at places[q x blocks_per_piece]
@@ -662,7 +693,7 @@ struct piece_dedup {
     unsigned long long* slots = reinterpret_cast<unsigned long long*>(shared);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(shared + set_bytes);  // a key found no room
     const unsigned t = block.thread_rank();
-    const count_t set_words = count_t(set_t::allocated(set_slots) * set_t::words);
+    const count_t set_words = count_t(bytes_of_set(set_slots) / 8);
     for (count_t w = t; w < set_words; w += Threads) slots[w] = 0;
     if (t == 0) *full = 0;
     block.sync();
@@ -678,46 +709,63 @@ struct piece_dedup {
       dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n));
     }
   }
-  // The keys into a piece_set (those live), as detail::insert_keys into a key_set.
+  // Packed: the keys and indices at a .. a + 3 (a a multiple of 4): one 16-byte load each, but
+  // none past n.
+  TILEKIT_HD void load_quad(count_t a, vector_of<unsigned, 4>& kv, vector_of<unsigned, 4>& iv) const {
+    const unsigned* key_words = reinterpret_cast<const unsigned*>(keys);
+    if (a + 4 <= n) {
+      kv = streamed_vector(key_words + a);
+      iv = streamed_vector(index + a);
+    } else {
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < 4; ++k) {
+        const count_t at = a + k < n ? a + k : n - 1;
+        kv.item[k] = streamed(key_words, at);
+        iv.item[k] = streamed(index, at);
+      }
+    }
+  }
+  // Packed: those of the keys kv at a .. a + 3 (indices iv; load_quad) that lie in [first, end)
+  // and have `part` (split_bits of their hash past used_bits) into the set; no_room where a key
+  // probed every slot without finding itself or room.
   template <class be>
-  TILEKIT_HD static void insert_keys(const piece_set& set, const T (&key)[Items], const count_t (&item)[Items],
-                                     bool (&live)[Items], unsigned long long max_probes, bool& full) {
-    unsigned s[Items], mine[Items], at[Items];
+  TILEKIT_HD void packed_trip(const piece_set& set, count_t a, const vector_of<unsigned, 4>& kv, const vector_of<unsigned, 4>& iv,
+                              count_t first, count_t end, unsigned split_bits, unsigned part, bool& no_room) const {
+    constexpr unsigned group = 4;
+    unsigned s[group], mine[group], at[group];
+    bool live[group];
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < Items; ++k) {
-      s[k] = unsigned(set_t::stored(key[k]));
-      mine[k] = ~unsigned(item[k]);  // (an index below 2^32 - 1: never 0)
+    for (unsigned k = 0; k < group; ++k) {
+      live[k] = a + k >= first && a + k < end;
+      if (split_bits != 0) {
+        T key;
+        std::memcpy(&key, &kv.item[k], sizeof(T));
+        live[k] = live[k] && hash_bits<T, Packed>(key, used_bits, split_bits) == part;
+      }
+      s[k] = ~kv.item[k];    // key_set's stored form
+      mine[k] = ~iv.item[k];  // (an index below 2^32 - 1: never 0)
       at[k] = set.home(s[k]);
     }
-    vector_of<unsigned, piece_set::group> seen[Items];
+    piece_set::keys_of_group seen[group];
     if (!probe_rounds(
-            live, max_probes, piece_set::group, [&](unsigned k) { seen[k] = set.read_group(at[k]); },
+            live, set_slots, piece_set::group, [&](unsigned k) { seen[k] = set.read_group(at[k]); },
             [&](unsigned k) { return !set.template step<be>(s[k], mine[k], at[k], seen[k]); }))
-      full = true;
+      no_room = true;
   }
-  template <class be>
-  TILEKIT_HD static void insert_keys(const set_t& set, const T (&key)[Items], const count_t (&item)[Items], bool (&live)[Items],
-                                     unsigned long long max_probes, bool& full) {
-    detail::insert_keys<be>(set, key, item, live, max_probes, full);
-  }
-  // Group w of the set's slots (piece_set::group of them, a 16-byte load of keys and one of
-  // indices: a slot a load cost ~4x the instructions): each key's lowest index marked in the
-  // bitmap unless `over`, and the slots emptied.
+
+  // Slots 4w .. 4w + 3 of the set (one 16-byte load of their indices): each taken slot's
+  // lowest index marked in the bitmap unless `over`, and the slots emptied.
   template <class be>
   TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool over) const {
-    constexpr unsigned group = piece_set::group;
+    constexpr unsigned group = 4;
     const auto lowest = load_vector<unsigned, group>(set.lowest + group * w);
-    const auto keys_now = load_vector<unsigned, group>(set.keys + group * w);
-    unsigned any = 0;
     TILEKIT_UNROLL
     for (unsigned j = 0; j < group; ++j) {
-      any |= lowest.item[j] | keys_now.item[j];
       if (!over && lowest.item[j] != 0) {
-        const count_t i = count_t(~lowest.item[j]);
+        const unsigned i = ~lowest.item[j];
         be::atomic_or_kept_in_l2(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
       }
     }
-    if (any == 0) return;
     store_vector(set.keys + group * w, vector_of<unsigned, group>{});
     store_vector(set.lowest + group * w, vector_of<unsigned, group>{});
   }
@@ -740,31 +788,46 @@ struct piece_dedup {
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t items = end - first;
     // mark_and_clear's units: piece_set: groups of its slots; key_set: the 64-bit words of its slots
-    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots) / piece_set::group)
+    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots) / 4)
                                      : count_t(set_t::allocated(set_slots) * set_t::words);
     for (unsigned split_bits = 0; items > 0; ++split_bits) {
-      be::require(used_bits + split_bits <= 48, set_t::full);  // (the hash's bits that choose pieces)
+      be::require(used_bits + split_bits <= hash_bits_in_all<Packed>, set_t::full);  // (the hash's bits that choose pieces)
       bool over = false;
       for (unsigned part = 0; part < (1u << split_bits) && !over; ++part) {
-        for (count_t base = 0; base < items; base += Threads * count_t(Items)) {
-          T key[Items];
-          count_t item[Items];  // the key's index in the input
-          bool live[Items];
-          TILEKIT_UNROLL
-          for (unsigned k = 0; k < Items; ++k) {
-            const count_t j = base + count_t(k) * Threads + t;
-            const count_t at = first + (j < items ? j : base);
-            key[k] = streamed(keys, at);
-            item[k] = count_t(streamed(index, at));
-            live[k] = j < items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
+        if constexpr (Packed) {
+          static_assert(Items == 4, "piece_dedup: a thread's keys of a trip are one 16-byte load");
+          // (The next trip's keys read before this trip's probes: no faster, H100,
+          // perf/results/2026-12-05-h100-15-distinct.)
+          for (count_t base = first & ~count_t(Items - 1); base < end; base += Threads * count_t(Items)) {
+            const count_t a = base + count_t(Items) * t;
+            vector_of<unsigned, Items> kv, iv;
+            load_quad(a, kv, iv);
+            bool no_room = false;
+            packed_trip<be>(set, a, kv, iv, first, end, split_bits, part, no_room);
+            if (no_room) *full = 1;
+            warp.sync();  // (below)
           }
-          bool no_room = false;
-          insert_keys<be>(set, key, item, live, set_slots, no_room);
-          if (no_room) *full = 1;
-          // The warp together again before its next loads: lanes whose keys were placed in fewer
-          // rounds ran ahead into the next trip, and the warp ran every trip twice at half width
-          // (Nsight Compute, H100, 2^24 keys, 50% distinct: 8.8 trips a piece of 4 at 16 lanes).
-          warp.sync();
+        } else {
+          for (count_t base = 0; base < items; base += Threads * count_t(Items)) {
+            T key[Items];
+            count_t item[Items];  // the key's index in the input
+            bool live[Items];
+            TILEKIT_UNROLL
+            for (unsigned k = 0; k < Items; ++k) {
+              const count_t j = base + count_t(k) * Threads + t;
+              const count_t at = first + (j < items ? j : base);
+              key[k] = streamed(keys, at);
+              item[k] = count_t(streamed(index, at));
+              live[k] = j < items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
+            }
+            bool no_room = false;
+            detail::insert_keys<be>(set, key, item, live, set_slots, no_room);
+            if (no_room) *full = 1;
+            // The warp together again before its next loads: lanes whose keys were placed in fewer
+            // rounds ran ahead into the next trip, and the warp ran every trip twice at half width
+            // (Nsight Compute, H100, 2^24 keys, 50% distinct: 8.8 trips a piece of 4 at 16 lanes).
+            warp.sync();
+          }
         }
         block.sync();
         over = *full != 0;
@@ -992,7 +1055,11 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned long long small = 64;                            // the first set's slots
   while (small * 2 * set_t::words * 8 <= small_set_bytes && small < capacity) small *= 2;
   const bool by_buckets = small < capacity;  // else the first set is the only one, and cannot fill
-  const unsigned long long set_slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
+  // (a power of two, as the tests give; Packed: at least 2 of piece_set's groups)
+  const unsigned long long least_slots = Packed ? 2 * piece_set::group : 4,
+                           set_slots = bucket_set_slots < least_slots           ? least_slots
+                                       : bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots
+                                                                                   : dedup_t::max_set_slots;
   // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
   // keys than expected, or a piece past its set, is split further in piece_dedup). With
   // balanced_buckets, no more buckets than pieces a bucket where the pieces allow: the first
