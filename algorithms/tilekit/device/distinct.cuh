@@ -329,10 +329,10 @@ struct distinct_insert_body {
 // takes a global atomic, and the keys are read 5 times and written twice, each time in order.
 //
 // The bits of a key's hash from bit `from` (the top is 0) on, `bits` of them (0: none), at most
-// hash_bits_in_all<Packed> together. Packed (4-byte keys): a 32-bit hash, a bijection (so that
-// 32 bits leave one key a part), of the key offset by a constant so that its bits are not those
-// of piece_set::home's mix32; fewer instructions than mix64 on 32-bit ALUs (the first count at
-// 2^28 keys: 360 -> 284 M warp instructions, 572 -> 431 us, H100,
+// hash_bits_in_all<Packed> together. Packed (4-byte keys): a 32-bit hash and a bijection (so 32
+// bits leave one key a part), mix32 of the stored key xor a constant, whose bits are not those of
+// piece_set::home's mix32 of the stored key. It takes fewer instructions than mix64 on 32-bit
+// ALUs (the first count at 2^28 keys: 360 -> 284 M warp instructions, 572 -> 431 us, H100,
 // perf/results/2026-12-05-h100-15-distinct). Else mix64.
 template <bool Packed>
 constexpr unsigned hash_bits_in_all = Packed ? 32 : 48;
@@ -446,8 +446,8 @@ struct scatter_shared {
   static constexpr unsigned parts = distinct_tuning::max_buckets;
   static constexpr unsigned granule = 32 / (sizeof(T) < sizeof(Index) ? sizeof(T) : sizeof(Index));
   static constexpr unsigned staged = Tile + parts * (granule - 1);  // a tile's keys and every part's carry
-  // Places in the output: 32-bit where the indices are (fewer than 2^32 - 1 keys), so that a
-  // staged item's address is one multiply-add (the first scatter at 2^24 keys: ~8 instructions
+  // Places in the output: 32-bit where the indices have 4 bytes (fewer than 2^32 keys), so that
+  // a staged item's address is one multiply-add (the first scatter at 2^24 keys: ~8 instructions
   // of 64-bit address arithmetic an item before).
   using place_t = stdx::conditional_t<sizeof(Index) == 4, unsigned, unsigned long long>;
   place_t cursor[parts];  // the part's next place in the output: its carry's first
@@ -636,7 +636,7 @@ struct piece_set {
   unsigned* lowest;  // as many
   unsigned mask;     // capacity - 1 (a power of two, at least group)
   TILEKIT_HD static constexpr unsigned long long allocated(unsigned long long capacity) { return capacity + group; }
-  // (mix32 of the stored key; hash_bits hashes it offset by a constant)
+  // (mix32 of the stored key; hash_bits hashes it xor a constant)
   TILEKIT_HD unsigned home(unsigned s) const { return s == 0 ? mask + 1 : mix32(s) & mask & ~(group - 1); }
   // The keys of group `at` (group-aligned; one 16-byte load).
   TILEKIT_HD keys_of_group read_group(unsigned at) const { return load_vector<unsigned, group>(keys + at); }
