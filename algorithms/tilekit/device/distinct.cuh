@@ -218,7 +218,7 @@ enum class insert_pass { only_set, first_of_buckets };
 // every key is placed. False where a key probed max_probes slots (`group` a round) without finding
 // itself or room: the keys live then are not placed.
 // (Rounds the warp runs together, meeting after each key's step, with masks of the deciding
-// slots in piece_set::step: 1-1.5% slower, H100, perf/results/2026-12-05-h100-15-distinct.)
+// slots in piece_set::step: 0.6-1.5% slower, H100, perf/results/2026-12-05-h100-15-distinct.)
 template <unsigned Items, class Read, class Step>
 TILEKIT_HD bool probe_rounds(bool (&live)[Items], unsigned long long max_probes, unsigned group, Read read, Step step) {
   for (unsigned long long probes = 1;; ++probes) {
@@ -604,7 +604,7 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
     block.sync();
     for (count_t base = first; base < end; base += Tile) {
       // The next tile asked of L2 now; scatter_tile loads it once this one is staged. (Asking for
-      // the tile after it instead: 4-5% slower at 2^28 keys and more DRAM reads, H100,
+      // the tile after it instead: 1-5% slower at 2^24-2^28 keys and more DRAM reads, H100,
       // perf/results/2026-12-05-h100-15-distinct.)
       if constexpr (stdx::is_pointer<Keys>::value) {
         const count_t next = base + Tile, next_end = end - next < count_t(Tile) ? end : next + Tile;
@@ -627,7 +627,7 @@ struct partition_scatter : partition_pass<Keys, Packed> {  // partition_count's 
 // step was ~144 instructions: piece_dedup ran at ~10 warp instructions a key, Nsight Compute,
 // 2^24 int32 keys, 50% distinct, 2026-12-05. Measured and not kept, H100, 2026-12-05: groups of 8
 // (two loads), or a lost claim moving on to the group's next free slot in the same step: more
-// instructions for the masks of deciding slots than the rounds they saved, 5-20% slower;
+// instructions for the masks of deciding slots than the rounds they saved, 3-12% slower;
 // perf/results/2026-12-05-h100-15-distinct.)
 struct piece_set {
   static constexpr unsigned group = 4;  // keys a probe reads (16 bytes)
@@ -679,7 +679,7 @@ struct piece_set {
 // (perf/results/2026-12-05-h100-14-distinct).
 template <class T, bool Packed>
 struct piece_dedup {
-  // (512 threads, 2 blocks a multiprocessor: 1.5-3% slower at 2^24-2^28, H100,
+  // (512 threads, 2 blocks a multiprocessor: 1.5-3.5% slower at 2^24-2^28, H100,
   // perf/results/2026-12-05-h100-15-distinct.)
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 3, Items = 4;
   using index_t = stdx::conditional_t<Packed, unsigned, count_t>;

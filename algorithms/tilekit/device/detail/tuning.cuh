@@ -457,7 +457,8 @@ struct distinct_tuning {
   // perf/results/2026-12-04-distinct-sketch); 32 items (2 blocks, 128 registers, spills) ran 20% slower
   // at 2^24 and 2% at 2^28 (H100, 2026-12-05). With the next tile's loads in flight while a
   // tile goes out (scatter_tile), 3 blocks (80 registers, no spills) ran the first scatter at
-  // 2^28 keys, 100% distinct, in 2.29 ms against 2.05 (H100, perf/results/2026-12-05-h100-15-distinct).
+  // 2^28 keys, 100% distinct, in 2.29 ms against 2.05, and distinct 1-5% slower at 2^24-2^28
+  // (H100, perf/results/2026-12-05-h100-15-distinct).
   // -DTILEKIT_DISTINCT_SCATTER_ITEMS / -DTILEKIT_DISTINCT_SCATTER_BLOCKS override (for measuring).
 #if defined(TILEKIT_DISTINCT_SCATTER_ITEMS)
   static constexpr unsigned scatter_items = TILEKIT_DISTINCT_SCATTER_ITEMS;
