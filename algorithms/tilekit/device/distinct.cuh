@@ -685,11 +685,8 @@ struct piece_dedup {
   using index_t = stdx::conditional_t<Packed, unsigned, count_t>;
   using set_t = key_set<T, Packed>;
   static constexpr unsigned long long max_set_slots = distinct_tuning::bucket_set_bytes / (8 * set_t::words);
-  // The bytes of a set of `slots` slots: piece_set's two words of 32 bits a slot (Packed), or key_set's.
-  TILEKIT_HD static constexpr unsigned long long bytes_of_set(unsigned long long slots) {
-    return Packed ? piece_set::allocated(slots) * 8 : set_t::allocated(slots) * set_t::words * 8;
-  }
-  static constexpr std::size_t set_bytes = std::size_t(bytes_of_set(max_set_slots));
+  static constexpr std::size_t set_bytes = std::size_t(set_t::allocated(max_set_slots) * set_t::words * 8);
+  static_assert(!Packed || piece_set::allocated(max_set_slots) * 8 == set_bytes, "piece_dedup: piece_set takes key_set's bytes");
   static constexpr std::size_t shared_bytes = set_bytes + sizeof(unsigned long long);
   const unsigned* flags;  // as partition_pass's
   const count_t* places;  // level 2's scanned counts: piece q starts at places[q x blocks_per_piece]
@@ -715,7 +712,7 @@ struct piece_dedup {
     unsigned long long* slots = reinterpret_cast<unsigned long long*>(shared);
     unsigned long long* full = reinterpret_cast<unsigned long long*>(shared + set_bytes);  // a key found no room
     const unsigned t = block.thread_rank();
-    const count_t set_words = count_t(bytes_of_set(set_slots) / 8);
+    const count_t set_words = count_t(set_t::allocated(set_slots) * set_t::words);
     for (count_t w = t; w < set_words; w += Threads) slots[w] = 0;
     if (t == 0) *full = 0;
     block.sync();
@@ -753,11 +750,10 @@ struct piece_dedup {
   template <class be>
   TILEKIT_HD void packed_trip(const piece_set& set, count_t a, const vector_of<unsigned, 4>& kv, const vector_of<unsigned, 4>& iv,
                               count_t first, count_t end, unsigned split_bits, unsigned part, bool& no_room) const {
-    constexpr unsigned group = 4;
-    unsigned s[group], mine[group], at[group];
-    bool live[group];
+    unsigned s[Items], mine[Items], at[Items];
+    bool live[Items];
     TILEKIT_UNROLL
-    for (unsigned k = 0; k < group; ++k) {
+    for (unsigned k = 0; k < Items; ++k) {
       live[k] = a + k >= first && a + k < end;
       if (split_bits != 0) {
         T key;
@@ -768,7 +764,7 @@ struct piece_dedup {
       mine[k] = ~iv.item[k];  // (an index below 2^32 - 1: never 0)
       at[k] = set.home(s[k]);
     }
-    piece_set::keys_of_group seen[group];
+    piece_set::keys_of_group seen[Items];
     if (!probe_rounds(
             live, set_slots, piece_set::group, [&](unsigned k) { seen[k] = set.read_group(at[k]); },
             [&](unsigned k) { return !set.template step<be>(s[k], mine[k], at[k], seen[k]); }))
@@ -1077,11 +1073,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned long long small = 64;                            // the first set's slots
   while (small * 2 * set_t::words * 8 <= small_set_bytes && small < capacity) small *= 2;
   const bool by_buckets = small < capacity;  // else the first set is the only one, and cannot fill
-  // (a power of two, as the tests give; Packed: at least 2 of piece_set's groups)
-  const unsigned long long least_slots = Packed ? 2 * piece_set::group : 4,
-                           set_slots = bucket_set_slots < least_slots           ? least_slots
-                                       : bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots
-                                                                                   : dedup_t::max_set_slots;
+  const unsigned long long set_slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
   // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
   // keys than expected, or a piece past its set, is split further in piece_dedup). With
   // balanced_buckets, no more buckets than pieces a bucket where the pieces allow: the first
