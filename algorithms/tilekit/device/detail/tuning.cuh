@@ -451,20 +451,23 @@ struct distinct_tuning {
 #endif
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
   // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
-  // half for wider pairs) and blocks a multiprocessor (256 threads each). Nsight Compute had
-  // the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one block's
+  // scatter_items_wide for wider pairs) and blocks a multiprocessor (256 threads each). Nsight
+  // Compute had the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one block's
   // barriers with another's loads, ran 14-24% slower at 50-100% distinct (H200, 2026-12-05,
   // perf/results/2026-12-04-distinct-sketch); 32 items (2 blocks, 128 registers, spills) ran 20% slower
   // at 2^24 and 2% at 2^28 (H100, 2026-12-05). With the next tile's loads in flight while a
   // tile goes out (scatter_tile), 3 blocks (80 registers, no spills) ran the first scatter at
   // 2^28 keys, 100% distinct, in 2.29 ms against 2.05, and distinct 1-5% slower at 2^24-2^28
-  // (H100, perf/results/2026-12-05-h100-15-distinct).
+  // (H100, perf/results/2026-12-05-h100-15-distinct). 24 items (128 registers, no spills) against
+  // 16: 2^28 keys, 50% / 100% distinct, 1.3-1.5% faster; 2^24 within 0.7% either way (H100, two
+  // calls, perf/results/2026-12-05-h100-16-distinct).
   // -DTILEKIT_DISTINCT_SCATTER_ITEMS / -DTILEKIT_DISTINCT_SCATTER_BLOCKS override (for measuring).
 #if defined(TILEKIT_DISTINCT_SCATTER_ITEMS)
   static constexpr unsigned scatter_items = TILEKIT_DISTINCT_SCATTER_ITEMS;
 #else
-  static constexpr unsigned scatter_items = 16;
+  static constexpr unsigned scatter_items = 24;
 #endif
+  static constexpr unsigned scatter_items_wide = 8;  // (half of 16, as measured; 12 was not)
 #if defined(TILEKIT_DISTINCT_SCATTER_BLOCKS)
   static constexpr unsigned scatter_blocks_per_sm = TILEKIT_DISTINCT_SCATTER_BLOCKS;
 #else
