@@ -931,9 +931,20 @@ struct gather_marked {
   In in;
   count_t words;
   const unsigned* bits;
-  const count_t* ends;  // the inclusively scanned counts of count_marked
+  const count_t* ends;  // the inclusively scanned counts of count_marked (or unscanned: below)
   Out out;
   NumOut num_out;
+  bool ends_scanned;  // false: ends holds count_marked's counts, and each warp sums those up to its group
+
+  // The marked items up to the end of group g (warp-collective).
+  template <class Warp>
+  TILEKIT_HD count_t marked_to_end_of(const Warp& warp, count_t g) const {
+    if (ends_scanned) return ends[g];
+    count_t sum = 0;
+    for (count_t b = 0; b <= g; b += 32)
+      if (b + warp.thread_rank() <= g) sum += ends[b + warp.thread_rank()];
+    return tilekit::reduce(warp, sum, plus{});
+  }
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -945,7 +956,10 @@ struct gather_marked {
     const count_t groups = (words + 31) / 32;
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
     const count_t first = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32;
-    if (first == 0 && lane == 0) *num_out = groups > 0 ? ends[groups - 1] : 0;
+    if (first == 0) {
+      const count_t all = groups > 0 ? marked_to_end_of(warp, groups - 1) : 0;
+      if (lane == 0) *num_out = all;
+    }
     for (count_t g = first; g < groups; g += warps) {
       const unsigned word = 32 * g + lane < words ? bits[32 * g + lane] : 0u;
       // The last read of the bitmap: lines piece_dedup kept in L2 get their normal priority back
@@ -953,7 +967,7 @@ struct gather_marked {
       if ((lane == 0 || lane == 31) && 32 * g + lane < words) be::keep_in_l2_no_more(bits + 32 * g + lane);
       const unsigned before = tilekit::exclusive_scan(warp, popc(word));  // marked items of the rows above
       const unsigned total = warp.shfl(before + popc(word), 31);
-      const count_t start = ends[g] - count_t(total);
+      const count_t start = marked_to_end_of(warp, g) - count_t(total);
       if (total <= SparseMost) {  // the whole warp alike
         unsigned left = word;
         count_t to = start + before;
@@ -993,21 +1007,20 @@ struct gather_marked {
 // Calls of up to distinct_tuning::fused_items keys (the only set's path): that path's kernels as
 // phases of one cooperative launch, a grid barrier between them, where each launch of their own
 // cost more than its work: the flags, bitmap and set zeroed; the keys inserted; the lowest indices
-// marked; the marks of each 1024 items counted; the counts scanned by block 0; the marked items
-// gathered. (On an H100 the six launches took 33 us for 2^10 keys, all distinct; 41 us for 2^16.)
+// marked; the marks of each 1024 items counted; the marked items gathered, each warp summing the
+// counts up to its group (at most 64 of them at 2^16 keys; a scan by block 0 cost a phase and a
+// grid barrier more). (On an H100 the six launches took 33 us for 2^10 keys, all distinct; 41 us
+// for 2^16.)
 template <class In, class Out, class NumOut, bool Packed>
 struct distinct_fused {
   static constexpr unsigned Threads = 256, MinBlocksPerSM = 1;
   using T = value_of<In>;
-  using shared_t = scan_storage<count_t, Threads>;
   distinct_insert_body<In, Packed> insert;
   mark_first_occurrences<T, Packed> mark;
   count_marked count;
   gather_marked<In, Out, NumOut> gather;
   unsigned* zeroed;     // the flags, the bitmap and the set, contiguous
   count_t zero_words;   // 4-byte words of them
-  count_t* ends;        // count's counts, scanned in place
-  count_t groups;       // of 1024 items
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -1025,18 +1038,6 @@ struct distinct_fused {
     mark(ctx);
     grid.sync();
     count(ctx);
-    grid.sync();
-    if (grid.block_rank() == 0) {
-      shared_t& sh = ctx.template shared<shared_t>();
-      count_t carry = 0;
-      for (count_t base = 0; base < groups; base += Threads) {
-        const count_t g = base + block.thread_rank();
-        const scanned<count_t> s = tilekit::inclusive_scan_aggregate(block, g < groups ? ends[g] : count_t(0), plus{}, sh);
-        if (g < groups) ends[g] = carry + s.value;
-        carry += s.aggregate;
-        block.sync();  // the storage's reuse
-      }
-    }
     grid.sync();
     gather(ctx);
   }
@@ -1145,15 +1146,16 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
   const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr};
   const count_marked count{bits, words, ends};
-  const gather_t gather{in, words, bits, ends, out, num_out};
+  const gather_t gather{in, words, bits, ends, out, num_out, true};
   const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
                     with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
   if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
     using fused_t = distinct_fused<In, Out, NumOut, Packed>;
-    const fused_t fused{insert, mark, count, gather, flags, count_t(with_set / 4), ends, groups};
+    gather_t summing = gather;
+    summing.ends_scanned = false;
+    const fused_t fused{insert, mark, count, summing, flags, count_t(with_set / 4)};  // summing: count's counts unscanned
     const count_t wanted = (n + 1023) / 1024;  // blocks of at least 1024 keys, one a multiprocessor at most
-    return launcher.run_cooperative(unsigned(wanted < count_t(sms) ? wanted : count_t(sms)), fused_t::Threads, fused,
-                                    sizeof(typename fused_t::shared_t));
+    return launcher.run_cooperative(unsigned(wanted < count_t(sms) ? wanted : count_t(sms)), fused_t::Threads, fused, 0);
   }
   if (n > 0) {
     using estimate_t = distinct_estimate<In, Packed>;
