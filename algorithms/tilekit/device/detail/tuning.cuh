@@ -452,8 +452,8 @@ struct distinct_tuning {
   static constexpr unsigned long long bucket_set_bytes = 64 << 10;
   // The partition passes' scatter: items a thread a tile (of 4-byte keys with 4-byte indices;
   // scatter_items_wide for wider pairs) and blocks a multiprocessor (256 threads each). Nsight
-  // Compute had the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one block's
-  // barriers with another's loads, ran 14-24% slower at 50-100% distinct (H200, 2026-12-05,
+  // Compute had the scatters at 1-1.7 TB/s (2026-12-03/04); 8 items and 3 blocks, to overlap one
+  // block's barriers with another's loads, ran 14-24% slower at 50-100% distinct (H200, 2026-12-05,
   // perf/results/2026-12-04-distinct-sketch); 32 items (2 blocks, 128 registers, spills) ran 20% slower
   // at 2^24 and 2% at 2^28 (H100, 2026-12-05). With the next tile's loads in flight while a
   // tile goes out (scatter_tile), 3 blocks (80 registers, no spills) ran the first scatter at
