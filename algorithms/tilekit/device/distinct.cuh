@@ -775,11 +775,11 @@ struct piece_dedup {
       no_room = true;
   }
 
-  // Slots 4w .. 4w + 3 of the set (one 16-byte load of their indices): each taken slot's
-  // lowest index marked in the bitmap unless `over`, and the slots emptied.
+  // Group w of the set's slots (one 16-byte load of their indices): each taken slot's lowest
+  // index marked in the bitmap unless `over`, and the slots emptied.
   template <class be>
   TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool over) const {
-    constexpr unsigned group = 4;
+    constexpr unsigned group = piece_set::group;
     const auto lowest = load_vector<unsigned, group>(set.lowest + group * w);
     TILEKIT_UNROLL
     for (unsigned j = 0; j < group; ++j) {
@@ -810,7 +810,7 @@ struct piece_dedup {
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t items = end - first;
     // mark_and_clear's units: piece_set: groups of its slots; key_set: the 64-bit words of its slots
-    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots) / 4)
+    const count_t set_words = Packed ? count_t(piece_set::allocated(set_slots) / piece_set::group)
                                      : count_t(set_t::allocated(set_slots) * set_t::words);
     for (unsigned split_bits = 0; items > 0; ++split_bits) {
       be::require(used_bits + split_bits <= hash_bits_in_all<Packed>, set_t::full);  // (the hash's bits that choose pieces)
