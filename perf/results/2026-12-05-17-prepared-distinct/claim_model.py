@@ -8,7 +8,6 @@ def run(n, distinct, S, seed=1):
     rnd = random.Random(seed)
     keys = [rnd.randrange(distinct) for _ in range(n)] if distinct < n else rnd.sample(range(1 << 40), n)
     slot = {}            # slot -> key
-    where = {}           # key -> slot
     H = {}
     def home(k):
         if k not in H: H[k] = (rnd.randrange(S // 4) * 4, rnd.randrange(4))
@@ -23,11 +22,10 @@ def run(n, distinct, S, seed=1):
             g, t = home(k)
             pos = 0
             while True:
-                s = g + ((pos % 4) + t) % 4 if True else 0
                 s = (g + (pos // 4) * 4) % S + ((pos % 4 + t) % 4)
                 if slot.get(s) == k: info.append((pos, False)); break
                 if s not in slot:
-                    slot[s] = k; where[k] = s; info.append((pos, True)); break
+                    slot[s] = k; info.append((pos, True)); break
                 pos += 1
         lanes = [info[r * 32:(r + 1) * 32] for r in range(4)]  # key k of each lane: row k
         # A: read-first: rounds of group reads; in each round each key k (row) with a claiming lane costs a CAS round trip
