@@ -19,7 +19,7 @@ namespace tk_test {
 template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
-enum class key_mix { all_equal, few, some, many, all_distinct, edges, few_then_all_distinct };
+enum class key_mix { all_equal, few, some, many, all_distinct, edges, few_then_all_distinct, mostly_distinct };
 inline const char* name(key_mix m) {
   return m == key_mix::all_equal ? "all equal"
          : m == key_mix::few    ? "few distinct"
@@ -27,6 +27,7 @@ inline const char* name(key_mix m) {
          : m == key_mix::many   ? "many distinct"
          : m == key_mix::edges  ? "0, -1 (all ones), min, max and their neighbours"
          : m == key_mix::few_then_all_distinct ? "few distinct in the first half, then all distinct"
+         : m == key_mix::mostly_distinct ? "3 of 4 distinct, the others 30 keys repeated"
                                 : "all distinct";
 }
 
@@ -45,6 +46,7 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
       case key_mix::many: v[i] = T((g() % (n / 2 + 1)) * 1000003ull); break;
       case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
       case key_mix::few_then_all_distinct: v[i] = i < n / 2 ? T(int(g() % 7) - 3) : T(i * 7919ull + 11); break;
+      case key_mix::mostly_distinct: v[i] = g() % 4 == 0 ? T(int(g() % 30) - 15) : T(i * 7919ull + 11); break;
       case key_mix::edges: {  // the set stores ~key: 0 is all ones, -1 is 0 (the extra slot)
         const T pick[] = {T(0), T(-1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(1),
                           T(std::numeric_limits<T>::min() + 1), T(std::numeric_limits<T>::max() - 1), T(-2)};
@@ -207,6 +209,13 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
   for (key_mix m : {key_mix::few, key_mix::some, key_mix::edges, key_mix::few_then_all_distinct}) {
     check_distinct<int>(20000, m, g, 128 << 10, 20000 / 7 + 1, 0, 10000);
     check_distinct<long long>(20000, m, g, 256 << 10, 20000 / 7 + 1, 0, 10000);
+  }
+  // Most keys distinct, the rest repeated: the bitmap marks the indices that are not their key's
+  // lowest (marks_later), found as the pieces' sets take them.
+  for (std::size_t n : {std::size_t(3073), std::size_t(20000)}) {
+    check_distinct<int>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1);
+    check_distinct<long long>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1);
+    check_distinct<int, true>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1, 64);
   }
   check_distinct<int>(12000, key_mix::many, g, 512, 32);  // as many buckets as there may be (distinct_tuning::max_buckets)
   check_distinct<long long>(1500, key_mix::all_distinct, g, 512, 1500, 8);  // 1500 keys in sets of 8 slots: 256 pieces, split

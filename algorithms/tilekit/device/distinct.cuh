@@ -240,9 +240,9 @@ TILEKIT_HD bool probe_rounds(bool (&live)[Items], unsigned long long max_probes,
 // One trip of a thread: Items keys (those live) with their indices into set (probe_rounds).
 // Returns the slots it claimed; full: a key probed max_probes slots without finding itself or
 // room (the keys live then are not in the set).
-template <class Backend, unsigned Items, class T, bool Packed>
+template <class Backend, unsigned Items, class T, bool Packed, class Later = ignore_index>
 TILEKIT_HD unsigned insert_keys(const key_set<T, Packed>& set, const T (&key)[Items], const count_t (&index)[Items],
-                                bool (&live)[Items], unsigned long long max_probes, bool& full) {
+                                bool (&live)[Items], unsigned long long max_probes, bool& full, Later later = {}) {
   using set_t = key_set<T, Packed>;
   unsigned long long at[Items];
   TILEKIT_UNROLL
@@ -252,7 +252,7 @@ TILEKIT_HD unsigned insert_keys(const key_set<T, Packed>& set, const T (&key)[It
   const bool placed = probe_rounds(
       live, max_probes, set_t::group, [&](unsigned k) { set.read_group(at[k], seen[k]); },
       [&](unsigned k) {
-        const auto done = set.template insert_step<Backend>(key[k], index[k], at[k], seen[k]);
+        const auto done = set.template insert_step<Backend>(key[k], index[k], at[k], seen[k], later);
         claims += done == set_t::step::claimed;
         return done == set_t::step::next;
       });
@@ -340,11 +340,41 @@ struct distinct_insert_body {
 // perf/results/2026-12-05-h100-15-distinct). Else mix64.
 template <bool Packed>
 constexpr unsigned hash_bits_in_all = Packed ? 32 : 48;
+// The whole hash (Packed: 32 bits).
+template <class T, bool Packed>
+TILEKIT_HD unsigned long long key_hash(const T& key) {
+  if constexpr (Packed) return mix32(unsigned(key_set<T, Packed>::stored(key)) ^ 0x9E3779B9u);
+  return mix64(key_set<T, Packed>::stored(key));
+}
+// hash_bits of the whole hash h.
+template <bool Packed>
+TILEKIT_HD unsigned bits_of_hash(unsigned long long h, unsigned from, unsigned bits) {
+  if (bits == 0) return 0u;
+  if constexpr (Packed) return (unsigned(h) << from) >> (32 - bits);
+  return unsigned((h << from) >> (64 - bits));
+}
 template <class T, bool Packed>
 TILEKIT_HD unsigned hash_bits(const T& key, unsigned from, unsigned bits) {
-  if (bits == 0) return 0u;
-  if constexpr (Packed) return (mix32(unsigned(key_set<T, Packed>::stored(key)) ^ 0x9E3779B9u) << from) >> (32 - bits);
-  return unsigned((mix64(key_set<T, Packed>::stored(key)) << from) >> (64 - bits));
+  return bits == 0 ? 0u : bits_of_hash<Packed>(key_hash<T, Packed>(key), from, bits);
+}
+
+// Which indices the bitmap marks on the buckets' path: each key's lowest, or where more than
+// half the keys are distinct, the others (the fewer: at 2^28 int32 keys, all distinct, the
+// scattered ors of every index took ~2.5 of piece_dedup's ~3.8 ms on the H200, and a key's
+// later indices are known during its insert). The share is a sample's, taken by the first
+// count: the keys whose hash has its low sample_shift bits 0 (about 2^16 of them; every
+// occurrence of a key or none), sample[0] of them; each sets a bit of sample_bits (by 20 bits
+// of another mix of its hash), and sample[1] are those that found theirs unset: its distinct
+// keys, less the few whose bits others set first. Null (the only set's path): the lowest indices.
+constexpr unsigned sample_bits_log = 20;
+TILEKIT_HD bool marks_later(const unsigned long long* sample) { return sample != nullptr && 2 * sample[1] > sample[0]; }
+// Word w of the kept items (bit j: item 32 w + j is its key's first occurrence): bits[w], or
+// where the bitmap marks the later indices, its other bits up to item n.
+TILEKIT_HD unsigned kept_word(const unsigned* bits, count_t w, count_t n, bool later) {
+  const unsigned marks = bits[w];
+  if (!later) return marks;
+  const count_t left = n - 32 * w;
+  return ~marks & (left >= 32 ? ~0u : (1u << left) - 1u);
 }
 // Asks L2 for items [from, to) of p, a 128-byte line a thread (of `threads`, this one
 // `thread`), so that the next tile's loads find their lines there (measured with a block per
@@ -404,8 +434,12 @@ struct partition_count : partition_pass<Keys, Packed> {
   using pass = partition_pass<Keys, Packed>;
   using T = typename pass::T;
   static constexpr unsigned Threads = 2 * pass::Threads, MinBlocksPerSM = pass::MinBlocksPerSM, Items = 8;  // the scatter's slices, twice its threads
-  static constexpr std::size_t shared_bytes = distinct_tuning::max_buckets * sizeof(unsigned);
+  static constexpr std::size_t shared_bytes = (distinct_tuning::max_buckets + 2) * sizeof(unsigned);
   count_t* counts;
+  // Level 1: the sample of marks_later (null: none): the keys whose hash's low sample_shift bits are 0.
+  unsigned* sample_bits;  // 2^sample_bits_log bits, zeroed
+  unsigned long long* sample;  // [2], zeroed
+  unsigned sample_shift;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -413,10 +447,13 @@ struct partition_count : partition_pass<Keys, Packed> {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
     if (be::load_relaxed(this->flags) == 0) return;
-    unsigned* local = ctx.template shared_array<unsigned>(distinct_tuning::max_buckets);
+    unsigned* local = ctx.template shared_array<unsigned>(distinct_tuning::max_buckets + 2);
+    unsigned* sampled = local + distinct_tuning::max_buckets;  // the block's sampled keys; those that set their bit
     const unsigned t = block.thread_rank(), parts = 1u << this->part_bits;
     if (t < parts) local[t] = 0;
+    if (t < 2) sampled[t] = 0;
     block.sync();
+    const unsigned long long sample_mask = (1ull << sample_shift) - 1;
     count_t segment, rank, first, end;
     this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
     for (count_t base = first; base < end; base += Threads * Items) {
@@ -431,10 +468,20 @@ struct partition_count : partition_pass<Keys, Packed> {
       }
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k)
-        if (base + count_t(k) * Threads + t < end) be::atomic_add(local + this->part_of(key[k]), 1u);
+        if (base + count_t(k) * Threads + t < end) {
+          const unsigned long long h = key_hash<T, Packed>(key[k]);
+          be::atomic_add(local + bits_of_hash<Packed>(h, this->from, this->part_bits), 1u);
+          if (sample_bits != nullptr && (h & sample_mask) == 0) {
+            const unsigned b = mix32(unsigned(h ^ (h >> 32))) >> (32 - sample_bits_log), bit = 1u << (b & 31);
+            const bool fresh = (be::atomic_or(sample_bits + (b >> 5), bit) & bit) == 0;
+            be::atomic_add(sampled, 1u);
+            if (fresh) be::atomic_add(sampled + 1, 1u);
+          }
+        }
     }
     block.sync();
     if (t < parts) counts[(segment * parts + t) * this->blocks_per_segment + rank] = count_t(local[t]);
+    if (sample_bits != nullptr && t < 2 && sampled[t] != 0) be::atomic_add(sample + t, static_cast<unsigned long long>(sampled[t]));
   }
 };
 
@@ -651,8 +698,9 @@ struct piece_set {
   // another key took the free slot first (it now holds that key, so a new read moves on).
   // s == 0 needs no case of its own: its group (mask + 1, past the probed slots) stays 0, so its
   // first slot decides, and the compare-and-swap of 0 for 0 there changes nothing.
-  template <class Backend>
-  TILEKIT_HD bool step(unsigned s, unsigned mine, unsigned& at, const keys_of_group& v) const {
+  // later(j) as key_set::insert_step's: for an index j (here its word ~j) that is not its key's lowest.
+  template <class Backend, class Later>
+  TILEKIT_HD bool step(unsigned s, unsigned mine, unsigned& at, const keys_of_group& v, Later later) const {
     bool decides[group];  // the slot holds s or is free
     TILEKIT_UNROLL
     for (unsigned j = 0; j < group; ++j) decides[j] = v.item[j] == s || v.item[j] == 0;
@@ -667,7 +715,8 @@ struct piece_set {
       const unsigned was = Backend::atomic_cas(keys + slot, 0u, s);
       if (was != 0 && was != s) return false;
     }
-    Backend::atomic_max(lowest + slot, mine);
+    const unsigned before = Backend::atomic_max(lowest + slot, mine);
+    if (before != 0) later(before < mine ? before : mine);  // the higher index: the lower word
     return true;
   }
 };
@@ -700,6 +749,7 @@ struct piece_dedup {
   const index_t* index;
   unsigned* bits;
   unsigned long long set_slots;  // <= max_set_slots (tests take fewer)
+  const unsigned long long* sample;  // partition_count's: marks_later(sample) says which indices to mark
 
   // The set of a piece: piece_set where it applies (Packed: 4-byte keys, 4-byte indices), else
   // key_set; either in the same bytes (2 words of 32 bits, or one of 64, a slot).
@@ -728,10 +778,16 @@ struct piece_dedup {
       set = set_t{slots, set_slots - 1};
     }
     const count_t blocks = count_t(ctx.grid().num_blocks());
+    const bool later = marks_later(sample);
     for (count_t q = count_t(ctx.grid().block_rank()); q < piece_count; q += blocks) {
-      dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n));
+      dedup_piece<be>(block, set, full, places[q * blocks_per_piece], (q + 1 < piece_count ? places[(q + 1) * blocks_per_piece] : n),
+                      later);
     }
   }
+  // Bit j of the bitmap (kept in L2: see above); an index of a part done before a split may be
+  // marked again, so an or.
+  template <class be>
+  TILEKIT_HD void mark(count_t j) const { be::atomic_or_kept_in_l2(bits + (j >> 5), 1u << (j & 31)); }
   // Packed: the keys and indices at a .. a + 3 (a a multiple of 4): one 16-byte load each, but
   // none past n.
   TILEKIT_HD void load_quad(count_t a, vector_of<unsigned, 4>& kv, vector_of<unsigned, 4>& iv) const {
@@ -751,9 +807,10 @@ struct piece_dedup {
   // Packed: those of the keys kv at a .. a + 3 (indices iv; load_quad) that lie in [first, end)
   // and have `part` (split_bits of their hash past used_bits) into the set; no_room where a key
   // probed every slot without finding itself or room.
+  // later: the indices that are not their key's lowest marked as the probes find them.
   template <class be>
   TILEKIT_HD void packed_trip(const piece_set& set, count_t a, const vector_of<unsigned, 4>& kv, const vector_of<unsigned, 4>& iv,
-                              count_t first, count_t end, unsigned split_bits, unsigned part, bool& no_room) const {
+                              count_t first, count_t end, unsigned split_bits, unsigned part, bool later, bool& no_room) const {
     unsigned s[Items], mine[Items], at[Items];
     bool live[Items];
     TILEKIT_UNROLL
@@ -771,41 +828,43 @@ struct piece_dedup {
     piece_set::keys_of_group seen[Items];
     if (!probe_rounds(
             live, set_slots, piece_set::group, [&](unsigned k) { seen[k] = set.read_group(at[k]); },
-            [&](unsigned k) { return !set.template step<be>(s[k], mine[k], at[k], seen[k]); }))
+            [&](unsigned k) {
+              return !set.template step<be>(s[k], mine[k], at[k], seen[k], [&](unsigned word) {
+                if (later) mark<be>(count_t(~word));
+              });
+            }))
       no_room = true;
   }
 
   // Group w of the set's slots (one 16-byte load of their indices): each taken slot's lowest
-  // index marked in the bitmap unless `over`, and the slots emptied.
+  // index marked in the bitmap unless `skip` (the part is done again; or the bitmap marks the
+  // later indices), and the slots emptied.
   template <class be>
-  TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool over) const {
+  TILEKIT_HD void mark_and_clear(const piece_set& set, count_t w, bool skip) const {
     constexpr unsigned group = piece_set::group;
-    const auto lowest = load_vector<unsigned, group>(set.lowest + group * w);
-    TILEKIT_UNROLL
-    for (unsigned j = 0; j < group; ++j) {
-      if (!over && lowest.item[j] != 0) {
-        const unsigned i = ~lowest.item[j];
-        be::atomic_or_kept_in_l2(bits + (i >> 5), 1u << (i & 31));  // or: a part done before a split is marked again
-      }
+    if (!skip) {
+      const auto lowest = load_vector<unsigned, group>(set.lowest + group * w);
+      TILEKIT_UNROLL
+      for (unsigned j = 0; j < group; ++j)
+        if (lowest.item[j] != 0) mark<be>(count_t(~lowest.item[j]));
     }
     store_vector(set.keys + group * w, vector_of<unsigned, group>{});
     store_vector(set.lowest + group * w, vector_of<unsigned, group>{});
   }
   template <class be>
-  TILEKIT_HD void mark_and_clear(const set_t& set, count_t w, bool over) const {  // w: a word of the slots
+  TILEKIT_HD void mark_and_clear(const set_t& set, count_t w, bool skip) const {  // w: a word of the slots
     const unsigned long long word = set.slots[w];
     if (word == 0) return;
-    if (!over && w % set_t::words == set_t::words - 1) {  // a taken slot's index word: ~index, never 0
-      const count_t i = Packed ? count_t(unsigned(~word)) : count_t(~word);
-      be::atomic_or_kept_in_l2(bits + (i >> 5), 1u << (i & 31));
-    }
+    if (!skip && w % set_t::words == set_t::words - 1)  // a taken slot's index word: ~index, never 0
+      mark<be>(Packed ? count_t(unsigned(~word)) : count_t(~word));
     set.slots[w] = 0;
   }
 
-  // Keys [first, end) into set (empty; left empty), their lowest indices marked.
+  // Keys [first, end) into set (empty; left empty), their lowest indices marked (later: the
+  // others; those found in a part that is done again are marked again).
   template <class be, class Block>
   TILEKIT_HD void dedup_piece(const Block& block, const piece_set_t& set, unsigned long long* full, count_t first,
-                              count_t end) const {
+                              count_t end, bool later) const {
     const unsigned t = block.thread_rank();
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t items = end - first;
@@ -825,7 +884,7 @@ struct piece_dedup {
             vector_of<unsigned, Items> kv, iv;
             load_quad(a, kv, iv);
             bool no_room = false;
-            packed_trip<be>(set, a, kv, iv, first, end, split_bits, part, no_room);
+            packed_trip<be>(set, a, kv, iv, first, end, split_bits, part, later, no_room);
             if (no_room) *full = 1;
             warp.sync();  // (below)
           }
@@ -843,7 +902,9 @@ struct piece_dedup {
               live[k] = j < items && hash_bits<T, Packed>(key[k], used_bits, split_bits) == part;
             }
             bool no_room = false;
-            detail::insert_keys<be>(set, key, item, live, set_slots, no_room);
+            detail::insert_keys<be>(set, key, item, live, set_slots, no_room, [&](count_t j) {
+              if (later) mark<be>(j);
+            });
             if (no_room) *full = 1;
             // The warp together again before its next loads: lanes whose keys were placed in fewer
             // rounds ran ahead into the next trip, and the warp ran every trip twice at half width
@@ -853,7 +914,7 @@ struct piece_dedup {
         }
         block.sync();
         over = *full != 0;
-        for (count_t w = t; w < set_words; w += Threads) mark_and_clear<be>(set, w, over);
+        for (count_t w = t; w < set_words; w += Threads) mark_and_clear<be>(set, w, over || later);
         block.sync();
       }
       if (!over) return;
@@ -903,6 +964,8 @@ struct count_marked {
   const unsigned* bits;
   count_t words;
   count_t* counts;  // per group of 32 words
+  count_t n;
+  const unsigned long long* sample;  // marks_later's (null: the marks are the kept items)
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -911,9 +974,10 @@ struct count_marked {
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t groups = (words + 31) / 32;
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
+    const bool later = marks_later(sample);
     for (count_t g = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32; g < groups; g += warps) {
       const count_t w = 32 * g + warp.thread_rank();
-      const unsigned total = tilekit::reduce(warp, w < words ? popc(bits[w]) : 0u, plus{});
+      const unsigned total = tilekit::reduce(warp, w < words ? popc(kept_word(bits, w, n, later)) : 0u, plus{});
       if (warp.thread_rank() == 0) counts[g] = count_t(total);
     }
   }
@@ -935,6 +999,8 @@ struct gather_marked {
   Out out;
   NumOut num_out;
   bool ends_scanned;  // false: ends holds count_marked's counts, and each warp sums those up to its group
+  count_t n;
+  const unsigned long long* sample;  // as count_marked's
 
   // The marked items up to the end of group g (warp-collective).
   template <class Warp>
@@ -960,8 +1026,9 @@ struct gather_marked {
       const count_t all = groups > 0 ? marked_to_end_of(warp, groups - 1) : 0;
       if (lane == 0) *num_out = all;
     }
+    const bool later = marks_later(sample);
     for (count_t g = first; g < groups; g += warps) {
-      const unsigned word = 32 * g + lane < words ? bits[32 * g + lane] : 0u;
+      const unsigned word = 32 * g + lane < words ? kept_word(bits, 32 * g + lane, n, later) : 0u;
       // The last read of the bitmap: lines piece_dedup kept in L2 get their normal priority back
       // (the group's 128 bytes are one line or two: its first and last words')
       if ((lane == 0 || lane == 31) && 32 * g + lane < words) be::keep_in_l2_no_more(bits + 32 * g + lane);
@@ -1108,6 +1175,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned* sketch = carve.take<unsigned>(sketched ? distinct_sketch::registers : 0);
   unsigned long long* sized_mask = carve.take<unsigned long long>(sketched ? 1 : 0);
   unsigned* bits = carve.take<unsigned>(std::size_t(words));
+  unsigned long long* sample = carve.take<unsigned long long>(by_buckets ? 2 : 0);  // marks_later's
+  unsigned* sample_bits = carve.take<unsigned>(by_buckets ? std::size_t(1) << (sample_bits_log - 5) : 0);
   count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
   count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
   const set_t first{carve.take<unsigned long long>(set_t::allocated(small) * set_t::words), small - 1};
@@ -1146,8 +1215,9 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
   const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
   const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr};
-  const count_marked count{bits, words, ends};
-  const gather_t gather{in, words, bits, ends, out, num_out, true};
+  const unsigned long long* later_sample = by_buckets ? sample : nullptr;
+  const count_marked count{bits, words, ends, n, later_sample};
+  const gather_t gather{in, words, bits, ends, out, num_out, true, n, later_sample};
   const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
                     with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
   if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
@@ -1186,7 +1256,10 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   if (n > 0 && by_buckets) {  // launched always; each kernel returns at once where the first set held every key
     const unsigned bucket_bits = highest_bit(buckets), piece_bits = highest_bit(pieces);
     const partition_pass<In, Packed> level1{in, nullptr, n, nullptr, 0, 1, resident, 0, bucket_bits, flags};
-    if (auto e = launcher.run(unsigned(resident), count1_t::Threads, count1_t{level1, places1}, count1_t::shared_bytes);
+    unsigned sample_shift = 0;  // about 2^16 keys sampled
+    while (sample_shift < 48 && (static_cast<unsigned long long>(n) >> sample_shift) > (1ull << 16)) ++sample_shift;
+    if (auto e = launcher.run(unsigned(resident), count1_t::Threads, count1_t{level1, places1, sample_bits, sample, sample_shift},
+                              count1_t::shared_bytes);
         e != launcher.success)
       return e;
     if (auto e = device_scan<false>(launcher, scan1_temp, scan1_bytes, places1, places1_count, places1, plus{}, count_t(0), true);
@@ -1199,7 +1272,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     const partition_pass<const T*, Packed> level2{keys1, index1, n, places1, resident, count_t(buckets), per_bucket,
                                                    bucket_bits, piece_bits, flags};
     const unsigned grid2 = unsigned(count_t(buckets) * per_bucket);
-    if (auto e = launcher.run(grid2, count2_t::Threads, count2_t{level2, places2}, count2_t::shared_bytes); e != launcher.success)
+    if (auto e = launcher.run(grid2, count2_t::Threads, count2_t{level2, places2, nullptr, nullptr, 0}, count2_t::shared_bytes);
+        e != launcher.success)
       return e;
     if (auto e = device_scan<false>(launcher, scan2_temp, scan2_bytes, places2, places2_count, places2, plus{}, count_t(0), true);
         e != launcher.success)
@@ -1207,7 +1281,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     if (auto e = launcher.run(grid2, scatter2_t::Threads, scatter2_t{level2, places2, keys2, index2}, scatter2_t::shared_bytes);
         e != launcher.success)
       return e;
-    const dedup_t dedup{flags, places2, per_bucket, count_t(buckets) * pieces, n, bucket_bits + piece_bits, keys2, index2, bits, set_slots};
+    const dedup_t dedup{flags, places2, per_bucket, count_t(buckets) * pieces, n, bucket_bits + piece_bits, keys2, index2, bits, set_slots,
+                        sample};
     const count_t waves = count_t(distinct_tuning::dedup_waves) * count_t(sms) * dedup_t::MinBlocksPerSM;
     const count_t dedup_grid = waves < count_t(buckets) * pieces ? waves : count_t(buckets) * pieces;
     if (auto e = launcher.run(unsigned(dedup_grid), dedup_t::Threads, dedup, dedup_t::shared_bytes);

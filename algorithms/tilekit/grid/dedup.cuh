@@ -39,6 +39,11 @@ using key_bits_t = stdx::conditional_t<sizeof(T) == 4, unsigned, unsigned long l
 //   CAS claims a free slot with its index; a later index of the same key is one
 //   64-bit atomic max (the key halves being equal, the larger word has the lower index).
 //   Otherwise: 16-byte slots {~key, ~index}, both in one 32-byte sector.
+// key_set::insert_step's default: indices that are not their key's lowest go unreported.
+struct ignore_index {
+  TILEKIT_HD void operator()(count_t) const {}
+};
+
 template <class T, bool Packed>
 struct key_set {
   using bits_t = key_bits_t<T>;
@@ -99,15 +104,23 @@ struct key_set {
   /// the end of its group, whose 32 bytes the caller has read as w (read_group; stale
   /// values cost an atomic at most). next: `at` has moved to the next group; read it and
   /// step again. So a thread can have the probes of several keys in flight at once.
-  template <class Backend>
-  TILEKIT_HD step insert_step(const T& key, count_t i, unsigned long long& at, const unsigned long long (&w)[4]) const {
+  /// later(j) for an index j found not to be its key's lowest (i, or the one i displaced):
+  /// each index that is not its key's lowest is reported once where all of them go through
+  /// one set, and none that is.
+  template <class Backend, class Later = ignore_index>
+  TILEKIT_HD step insert_step(const T& key, count_t i, unsigned long long& at, const unsigned long long (&w)[4],
+                              Later later = {}) const {
     const bits_t s = stored(key);  // 0: the extra slot (at == capacity, first of its group), the key's alone
     const unsigned long long g = at & ~static_cast<unsigned long long>(group - 1);
     const unsigned from = unsigned(at - g);
     if constexpr (Packed) {
       const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~static_cast<unsigned long long>(i));
+      // The higher index of two words of one key (the lower word): the one that is not the lowest.
+      auto report = [&](unsigned long long held) {
+        if (held != 0) later(count_t(unsigned(~(held < mine ? held : mine))));
+      };
       if (s == 0) {
-        if (w[0] < mine) Backend::atomic_max(slots + at, mine);
+        report(w[0] < mine ? Backend::atomic_max(slots + at, mine) : w[0]);
         return step::found;
       }
       // The group's slots from `from` on that hold the key, or are free. Without deletions the
@@ -123,8 +136,8 @@ struct key_set {
         const unsigned j = lowest_bit(hit | free);
         unsigned long long seen = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
         if (seen == 0 && (seen = Backend::atomic_cas(slots + g + j, 0ull, mine)) == 0) return step::claimed;
-        if ((seen >> 32) == s) {
-          if (seen < mine) Backend::atomic_max(slots + g + j, mine);  // the key halves are equal: the lower index is larger
+        if ((seen >> 32) == s) {  // the key halves are equal: the lower index is the larger word
+          report(seen < mine ? Backend::atomic_max(slots + g + j, mine) : seen);
           return step::found;
         }
         at = g + j + 1;  // another key took the free slot: go on after it (rereading the rest of the group)
@@ -140,7 +153,9 @@ struct key_set {
         if (free) held = Backend::atomic_cas(reinterpret_cast<bits_t*>(slots + 2 * (g + j)), bits_t(0), s);
         if (s == 0 || held == 0 || held == s) {
           const bool claimed = free && held == 0;
-          if ((claimed ? 0ull : index_word) < mine) Backend::atomic_max(slots + 2 * (g + j) + 1, mine);  // a stale read costs an atomic
+          const unsigned long long seen = claimed ? 0ull : index_word;  // (a stale read costs an atomic)
+          const unsigned long long was = seen < mine ? Backend::atomic_max(slots + 2 * (g + j) + 1, mine) : seen;
+          if (was != 0) later(count_t(~(was < mine ? was : mine)));  // the higher index (the lower word)
           return claimed ? step::claimed : step::found;
         }
       }
