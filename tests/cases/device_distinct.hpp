@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_order_of_first_occurrence) {
   const std::size_t max_n = ::backend::device_max_items();
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33), std::size_t(3071), std::size_t(3073),
                         std::size_t(40000), max_n - 3}) {
-    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges}) {
+    for (key_mix m : {key_mix::all_equal, key_mix::few, key_mix::many, key_mix::all_distinct, key_mix::edges, key_mix::mostly_distinct}) {
       check_distinct<int>(n, m, g);
       check_distinct<long long>(n, m, g);
       if (n == 3073 || n == 40000) check_distinct<int, true>(n, m, g);
