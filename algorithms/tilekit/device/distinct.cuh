@@ -41,10 +41,13 @@ namespace tilekit {
 // distinct keys, or gives it up at once where they alone are too many; once its keys fill
 // 3/8 of it, it is given up too. Then the keys are partitioned by
 // hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
-// memory (piece_dedup): no key takes a global atomic there. Keys: integers of 4 or 8 bytes,
+// memory (piece_dedup): no key takes a global atomic there; where a sample of the first pass
+// finds more than half the keys distinct, the bitmap marks the other indices instead, as
+// the pieces' sets meet them (marks_later). Keys: integers of 4 or 8 bytes,
 // compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the first set (1.5-3 n
 // slots of 8 bytes up to 64 MB; 16-byte slots for 8-byte keys or n >= 2^32), and past its
-// size the keys with their indices twice (2 n x 8 bytes; 2 n x 16 for 8-byte keys or n >= 2^32).
+// size the keys with their indices twice (2 n x 8 bytes; 2 n x 16 for 8-byte keys or n >= 2^32)
+// and the sample's 128 KB.
 //
 // device_unique_count(launcher, temp, temp_bytes, in, n, out): *out = the number of
 // runs of equal (==) adjacent items (what unique would keep), as a device reduce.
