@@ -1090,7 +1090,9 @@ struct gather_marked {
 // distinct; 41 us for 2^16.)
 template <class In, class Out, class NumOut, bool Packed>
 struct distinct_fused {
-  static constexpr unsigned Threads = 256, MinBlocksPerSM = 1;
+  // Three blocks a multiprocessor, as the insert's own launch: more probes in flight (one block:
+  // slower than the separate launches past 2^16 keys; distinct_tuning::fused_items).
+  static constexpr unsigned Threads = 256, MinBlocksPerSM = 3;
   using T = value_of<In>;
   distinct_insert_body<In, Packed> insert;
   mark_first_occurrences<T, Packed> mark;
@@ -1234,8 +1236,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     gather_t summing = gather;
     summing.ends_scanned = false;
     const fused_t fused{insert, mark, count, summing, flags, count_t(with_set / 4)};  // summing: count's counts unscanned
-    const count_t wanted = (n + 1023) / 1024;  // blocks of at least 1024 keys, one a multiprocessor at most
-    return launcher.run_cooperative(unsigned(wanted < count_t(sms) ? wanted : count_t(sms)), fused_t::Threads, fused, 0);
+    const count_t wanted = (n + 1023) / 1024, most = count_t(sms) * fused_t::MinBlocksPerSM;  // blocks of at least 1024 keys
+    return launcher.run_cooperative(unsigned(wanted < most ? wanted : most), fused_t::Threads, fused, 0);
   }
   if (n > 0) {
     using estimate_t = distinct_estimate<In, Packed>;

@@ -387,11 +387,14 @@ struct distinct_tuning {
   // launches, 1% / 50% / 100% distinct keys (perf/results/2026-12-05-h100-13-distinct-fused):
   // 2^10 -8 / -3 / -2%, 2^14 -13 / -11 / -7%, 2^16 -12 / -11 / -7%, 2^18 -10 / +1 / +10%, 2^20
   // +24 / +17 / +9%: the grid barriers cost about what the launches did, and past 2^16 a block a
-  // multiprocessor keeps fewer probes in flight than the separate kernels' grids.
+  // multiprocessor keeps fewer probes in flight than the separate kernels' grids. With three
+  // blocks a multiprocessor, against the launches (H200, 2026-12-05, 1% / 50% / 100% distinct,
+  // perf/results/2026-12-05-18-dup-marks/run1-h200/fused.log): 2^16 +0.5 / - / -0.6%, 2^18 -16 /
+  // -13 / -8%, 2^20 -3 / -5 / -4%.
 #if defined(TILEKIT_DISTINCT_FUSED_ITEMS)
   static constexpr long long fused_items = TILEKIT_DISTINCT_FUSED_ITEMS;
 #else
-  static constexpr long long fused_items = 1ll << 16;
+  static constexpr long long fused_items = 1ll << 20;
 #endif
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
