@@ -214,6 +214,7 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
   // lowest (marks_later), found as the pieces' sets take them.
   for (std::size_t n : {std::size_t(3073), std::size_t(20000)}) {
     check_distinct<int>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1);
+    check_distinct<int>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1, 64);  // pieces done again in parts
     check_distinct<long long>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1);
     check_distinct<int, true>(n, key_mix::mostly_distinct, g, 512, n / 7 + 1, 64);
   }
