@@ -866,7 +866,7 @@ struct piece_dedup {
     const unsigned long long word = set.slots[w];
     if (word == 0) return;
     if (!skip && w % set_t::words == set_t::words - 1)  // a taken slot's index word: ~index, never 0
-      mark<be>(Packed ? count_t(unsigned(~word)) : count_t(~word));
+      mark<be>(set_t::index_of_word(word));
     set.slots[w] = 0;
   }
 

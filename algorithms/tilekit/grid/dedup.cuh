@@ -113,14 +113,15 @@ struct key_set {
     const bits_t s = stored(key);  // 0: the extra slot (at == capacity, first of its group), the key's alone
     const unsigned long long g = at & ~static_cast<unsigned long long>(group - 1);
     const unsigned from = unsigned(at - g);
+    // Of the slot's index word before (0: none yet) and ours, the lower word holds the higher
+    // index of the key: the one that is not its lowest.
+    auto report = [&](unsigned long long before, unsigned long long mine) {
+      if (before != 0) later(index_of_word(before < mine ? before : mine));
+    };
     if constexpr (Packed) {
       const unsigned long long mine = static_cast<unsigned long long>(s) << 32 | unsigned(~static_cast<unsigned long long>(i));
-      // The higher index of two words of one key (the lower word): the one that is not the lowest.
-      auto report = [&](unsigned long long held) {
-        if (held != 0) later(count_t(unsigned(~(held < mine ? held : mine))));
-      };
       if (s == 0) {
-        report(w[0] < mine ? Backend::atomic_max(slots + at, mine) : w[0]);
+        report(w[0] < mine ? Backend::atomic_max(slots + at, mine) : w[0], mine);
         return step::found;
       }
       // The group's slots from `from` on that hold the key, or are free. Without deletions the
@@ -137,7 +138,7 @@ struct key_set {
         unsigned long long seen = j == 0 ? w[0] : j == 1 ? w[1] : j == 2 ? w[2] : w[3];
         if (seen == 0 && (seen = Backend::atomic_cas(slots + g + j, 0ull, mine)) == 0) return step::claimed;
         if ((seen >> 32) == s) {  // the key halves are equal: the lower index is the larger word
-          report(seen < mine ? Backend::atomic_max(slots + g + j, mine) : seen);
+          report(seen < mine ? Backend::atomic_max(slots + g + j, mine) : seen, mine);
           return step::found;
         }
         at = g + j + 1;  // another key took the free slot: go on after it (rereading the rest of the group)
@@ -154,8 +155,7 @@ struct key_set {
         if (s == 0 || held == 0 || held == s) {
           const bool claimed = free && held == 0;
           const unsigned long long seen = claimed ? 0ull : index_word;  // (a stale read costs an atomic)
-          const unsigned long long was = seen < mine ? Backend::atomic_max(slots + 2 * (g + j) + 1, mine) : seen;
-          if (was != 0) later(count_t(~(was < mine ? was : mine)));  // the higher index (the lower word)
+          report(seen < mine ? Backend::atomic_max(slots + 2 * (g + j) + 1, mine) : seen, mine);
           return claimed ? step::claimed : step::found;
         }
       }
@@ -178,11 +178,13 @@ struct key_set {
     }
     return at;
   }
-  /// The lowest index inserted for the key in slot `at` (from find).
-  TILEKIT_HD count_t index_at(unsigned long long at) const {
-    if constexpr (Packed) return static_cast<count_t>(unsigned(~slots[at]));
-    else return static_cast<count_t>(~slots[2 * at + 1]);
+  /// The index a slot's index word keeps (Packed: the slot's word, ~index in its low half).
+  TILEKIT_HD static count_t index_of_word(unsigned long long word) {
+    if constexpr (Packed) return static_cast<count_t>(unsigned(~word));
+    else return static_cast<count_t>(~word);
   }
+  /// The lowest index inserted for the key in slot `at` (from find).
+  TILEKIT_HD count_t index_at(unsigned long long at) const { return index_of_word(slots[words * at + words - 1]); }
   /// Whether slot `at` (0 .. capacity) holds a key (its index word is never 0 then).
   TILEKIT_HD bool occupied(unsigned long long at) const { return slots[words * at + words - 1] != 0; }
   /// Empties slot `at` (from find).
