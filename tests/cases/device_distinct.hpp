@@ -48,7 +48,7 @@ std::vector<T> distinct_keys(std::size_t n, key_mix m, std::mt19937_64& g) {
       case key_mix::all_distinct: v[i] = T((n - i) * 7919ull - 1); break;
       case key_mix::few_then_all_distinct: v[i] = i < n / 2 ? T(int(g() % 7) - 3) : T(i * 7919ull + 11); break;
       case key_mix::mostly_distinct: v[i] = g() % 4 == 0 ? T(int(g() % 30) - 15) : T(i * 7919ull + 11); break;
-      // (the only set's insert marks the later indices: fewer than 1 / 2^later_share_log of the keys)
+      // (all distinct but for a few: the only set's path marks the lowest indices, not all_distinct's none)
       case key_mix::nearly_distinct: v[i] = T((g() % 64 == 0 ? g() % (i + 1) : i) * 7919ull + 11); break;
       case key_mix::edges: {  // the set stores ~key: 0 is all ones, -1 is 0 (the extra slot)
         const T pick[] = {T(0), T(-1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), T(1),

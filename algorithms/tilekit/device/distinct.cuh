@@ -36,18 +36,15 @@ namespace tilekit {
 // place (a warp per group); up to distinct_tuning::fused_items keys those steps are phases of
 // one cooperative launch (distinct_fused). The first set has at most distinct_tuning::small_set_bytes
 // (mostly in L2; a thread reads several keys and their first slots before inserting any, an
-// index already beaten is not sent); where it has 1.5 slots a key, it is the only one, and
-// its insert marks the indices that are not their key's lowest instead, in a second bitmap, while
-// few enough are found (distinct_insert_body): then no pass over the set marks anything.
-// Otherwise a HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their
+// index already beaten is not sent); where it has 1.5 slots a key, it is the only one (and
+// where every key claimed a slot of it, nothing is marked: all_distinct). Otherwise a HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their
 // distinct keys, or gives it up at once where they alone are too many; once its keys fill
 // 3/8 of it, it is given up too. Then the keys are partitioned by
 // hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
 // memory (piece_dedup): no key takes a global atomic there; where a sample of the first pass
 // finds more than half the keys distinct, the bitmap marks the other indices instead, as
 // the pieces' sets meet them (marks_later). Keys: integers of 4 or 8 bytes,
-// compared bitwise. Temporary storage: n / 8 bytes (the bitmap; twice that where the first
-// set is the only one) plus the first set (1.5-3 n
+// compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the first set (1.5-3 n
 // slots of 8 bytes up to 64 MB; 16-byte slots for 8-byte keys or n >= 2^32), and past its
 // size the keys with their indices twice (2 n x 8 bytes; 2 n x 16 for 8-byte keys or n >= 2^32)
 // and the sample's 128 KB.
@@ -277,66 +274,19 @@ struct distinct_insert_body {
   In in;
   count_t n;
   set_t set;
-  unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed by the first launch
+  unsigned* flags;  // [0] the first set is full, [1] the keys it took (the only set's too); zeroed by the first launch
   unsigned long long max_probes;
   insert_pass pass;
   const unsigned long long* sized_mask;  // first_of_buckets: size_first_set's mask of the set (null: set.mask)
-  // The only set's later indices, where later_bits is not null (zeroed, as sample): each index
-  // found not to be its key's lowest gets its bit there, while the block has found at most
-  // 1 / 2^distinct_tuning::later_share_log of its share of the keys later. Block 0 sets
-  // sample[1] = 1 first; a block past its share sets sample[0] = 2 and records no more. So
-  // marks_later(sample) says whether later_bits holds every later index (then the mark pass
-  // is skipped) or the mark pass marks the lowest in the bitmap.
-  unsigned* later_bits;
-  unsigned long long* sample;
-  static constexpr std::size_t shared_bytes = sizeof(unsigned);  // the block's later indices found
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
-    if (later_bits != nullptr)
-      trips<true>(ctx);
-    else
-      trips<false>(ctx);
-  }
-
-  TILEKIT_EXEC_CHECK_DISABLE
-  template <bool Records, class Ctx>
-  TILEKIT_HD void trips(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
     be::wait_for_prior_grid();  // launched by zero_then_run, or after size_first_set
     const bool may_fill = pass == insert_pass::first_of_buckets;
     auto warp = tilekit::tiled_partition<32>(block);
-    unsigned* found_later = nullptr;
-    unsigned most_later = 0;
-    bool past_share = false;  // this thread saw the block past its share
-    if constexpr (Records) {
-      found_later = &ctx.template shared<unsigned>();
-      if (block.thread_rank() == 0) {
-        *found_later = 0;
-        if (ctx.grid().block_rank() == 0) be::store_relaxed(sample + 1, 1ull);
-      }
-      block.sync();
-      const count_t share = n / count_t(ctx.grid().num_blocks()) >> distinct_tuning::later_share_log;
-      most_later = share < count_t(~0u) ? unsigned(share) : ~0u;
-    }
-    // (Counted in shared memory before each mark, so that the marks of a block past its share
-    // stop at once: counted a trip at a time, the grid's first trip alone is 40% of 2^20 keys.)
-    auto later = [&](count_t j) {
-      if constexpr (Records) {
-        if (past_share) return;
-        const unsigned before = be::atomic_add(found_later, 1u);
-        if (before < most_later) {
-          be::atomic_or(later_bits + (j >> 5), 1u << (j & 31));
-        } else {
-          past_share = true;
-          if (before == most_later) be::store_relaxed(sample, 2ull);
-        }
-      } else {
-        (void)j;
-      }
-    };
     if (may_fill && be::load_relaxed(flags) != 0u) return;  // given up by size_first_set
     set_t sized = set;
     if (may_fill && sized_mask != nullptr) sized.mask = *sized_mask;
@@ -346,6 +296,7 @@ struct distinct_insert_body {
     constexpr count_t warp_items = 32 * count_t(Items);
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
     const count_t warp_rank = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32;
+    unsigned only_set_claims = 0;  // the only set's: added to flags[1] once, after the warp's trips
     for (count_t base = warp_rank * warp_items; base < n; base += warps * warp_items) {
       // flags[0], looked at once the trip's keys are in: its load in flight with theirs. (Loaded
       // and waited for alone before them, it had 15% of the stall samples at 2^24 int32 keys, 1%
@@ -362,10 +313,11 @@ struct distinct_insert_body {
       }
       if (may_fill && warp.any(stop != 0u)) return;
       bool full = false;
-      const unsigned claims = insert_keys<be>(sized, key, index, live, max_probes, full, later);
+      const unsigned claims = insert_keys<be>(sized, key, index, live, max_probes, full);
       warp.sync();  // (as in piece_dedup: the next trip's loads by the whole warp)
       if (!may_fill) {
         be::require(!full, set_t::full);
+        only_set_claims += claims;
         continue;
       }
       if (warp.any(claims != 0 || full)) {
@@ -373,6 +325,10 @@ struct distinct_insert_body {
         if (warp.thread_rank() == 0 && be::atomic_add(flags + 1, taken) + taken > limit) be::store_relaxed(flags, 1u);
         if (full) be::store_relaxed(flags, 1u);
       }
+    }
+    if (!may_fill) {
+      const unsigned taken = tilekit::reduce(warp, only_set_claims, plus{});
+      if (warp.thread_rank() == 0 && taken != 0) be::atomic_add(flags + 1, taken);
     }
   }
 };
@@ -419,10 +375,16 @@ TILEKIT_HD unsigned hash_bits(const T& key, unsigned from, unsigned bits) {
 // count: the keys whose hash has its low sample_shift bits 0 (about 2^16 of them; every
 // occurrence of a key or none), sample[0] of them; each sets a bit of sample_bits (by 20 bits
 // of another mix of its hash), and sample[1] are those that found theirs unset: its distinct
-// keys, less the few whose bits others set first. The only set's insert says {0, 1} where it
-// marked every later index, {2, 1} where it gave up (distinct_insert_body); {0, 0}: the lowest.
+// keys, less the few whose bits others set first. Null (the only set's path): the lowest indices.
 constexpr unsigned sample_bits_log = 20;
 TILEKIT_HD bool marks_later(const unsigned long long* sample) { return sample != nullptr && 2 * sample[1] > sample[0]; }
+// Whether every key claimed a slot of the only set (*taken, its insert's count; null: the buckets'
+// path): then every item is its key's first occurrence, no pass marks anything, and the bitmap,
+// left zeroed, is read as marks_later's (no later index). At 2^20 int32 keys, all distinct, the
+// mark pass was 19 of 87 us (H200, perf/results/2026-12-05-18-dup-marks/run1-h200/ncu.log).
+// (Marking the later indices during the insert while a block finds few, so that 99% distinct
+// keys skip it too, cost 5-18% at 1-90% distinct: perf/results/2026-12-06-19-all-distinct.)
+TILEKIT_HD bool all_distinct(const unsigned* taken, count_t n) { return taken != nullptr && count_t(*taken) == n; }
 // Word w of the kept items (bit j: item 32 w + j is its key's first occurrence): bits[w], or
 // where the bitmap marks the later indices, its other bits up to item n.
 TILEKIT_HD unsigned kept_word(const unsigned* bits, count_t w, count_t n, bool later) {
@@ -986,8 +948,8 @@ struct piece_dedup {
 };
 
 // Bit i of `bits` (zeroed) for every index i a slot of the set keeps, unless flags[0] is
-// set (the set was given up: piece_dedup marks them) or marks_later(sample) (the insert
-// marked the others). Each index is kept by one slot at most, so adding the bit sets it.
+// set (the set was given up: piece_dedup marks them) or all_distinct(taken, n). Each index
+// is kept by one slot at most, so adding the bit sets it.
 template <class T, bool Packed>
 struct mark_first_occurrences {
   static constexpr unsigned Threads = 256;
@@ -995,14 +957,15 @@ struct mark_first_occurrences {
   key_set<T, Packed> set;
   unsigned* bits;
   const unsigned long long* sized_mask;  // the set's mask as the insert sized it (null: set.mask)
-  const unsigned long long* sample;      // marks_later's
+  const unsigned* taken;                 // all_distinct's
+  count_t n;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    if (be::load_relaxed(flags) != 0 || marks_later(sample)) return;
+    if (be::load_relaxed(flags) != 0 || all_distinct(taken, n)) return;
     key_set<T, Packed> sized = set;
     if (sized_mask != nullptr) sized.mask = *sized_mask;
     const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
@@ -1028,7 +991,7 @@ struct count_marked {
   count_t* counts;  // per group of 32 words
   count_t n;
   const unsigned long long* sample;  // marks_later's (null: the marks are the kept items)
-  const unsigned* later_bits;        // the marks where marks_later(sample): the only set's insert's (the buckets': bits)
+  const unsigned* taken;             // all_distinct's
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -1037,11 +1000,10 @@ struct count_marked {
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t groups = (words + 31) / 32;
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
-    const bool later = marks_later(sample);
-    const unsigned* marks = later ? later_bits : bits;
+    const bool later = marks_later(sample) || all_distinct(taken, n);
     for (count_t g = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32; g < groups; g += warps) {
       const count_t w = 32 * g + warp.thread_rank();
-      const unsigned total = tilekit::reduce(warp, w < words ? popc(kept_word(marks, w, n, later)) : 0u, plus{});
+      const unsigned total = tilekit::reduce(warp, w < words ? popc(kept_word(bits, w, n, later)) : 0u, plus{});
       if (warp.thread_rank() == 0) counts[g] = count_t(total);
     }
   }
@@ -1065,7 +1027,7 @@ struct gather_marked {
   bool ends_scanned;  // false: ends holds count_marked's counts, and each warp sums those up to its group
   count_t n;
   const unsigned long long* sample;  // as count_marked's
-  const unsigned* later_bits;        // as count_marked's
+  const unsigned* taken;             // as count_marked's
 
   // The marked items up to the end of group g (warp-collective).
   template <class Warp>
@@ -1091,13 +1053,12 @@ struct gather_marked {
       const count_t all = groups > 0 ? marked_to_end_of(warp, groups - 1) : 0;
       if (lane == 0) *num_out = all;
     }
-    const bool later = marks_later(sample);
-    const unsigned* marks = later ? later_bits : bits;
+    const bool later = marks_later(sample) || all_distinct(taken, n);
     for (count_t g = first; g < groups; g += warps) {
-      const unsigned word = 32 * g + lane < words ? kept_word(marks, 32 * g + lane, n, later) : 0u;
+      const unsigned word = 32 * g + lane < words ? kept_word(bits, 32 * g + lane, n, later) : 0u;
       // The last read of the bitmap: lines piece_dedup kept in L2 get their normal priority back
       // (the group's 128 bytes are one line or two: its first and last words')
-      if ((lane == 0 || lane == 31) && 32 * g + lane < words) be::keep_in_l2_no_more(marks + 32 * g + lane);
+      if ((lane == 0 || lane == 31) && 32 * g + lane < words) be::keep_in_l2_no_more(bits + 32 * g + lane);
       const unsigned before = tilekit::exclusive_scan(warp, popc(word));  // marked items of the rows above
       const unsigned total = warp.shfl(before + popc(word), 31);
       const count_t start = marked_to_end_of(warp, g) - count_t(total);
@@ -1243,9 +1204,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned* sketch = carve.take<unsigned>(sketched ? distinct_sketch::registers : 0);
   unsigned long long* sized_mask = carve.take<unsigned long long>(sketched ? 1 : 0);
   unsigned* bits = carve.take<unsigned>(std::size_t(words));
-  const bool records_later = !by_buckets && distinct_tuning::later_share_log < 32;  // the only set's insert's later marks
-  unsigned* later_bits = carve.take<unsigned>(records_later ? std::size_t(words) : 0);
-  unsigned long long* sample = carve.take<unsigned long long>(2);  // marks_later's
+  unsigned long long* sample = carve.take<unsigned long long>(by_buckets ? 2 : 0);  // marks_later's
   unsigned* sample_bits = carve.take<unsigned>(by_buckets ? std::size_t(1) << (sample_bits_log - 5) : 0);
   count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
   count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
@@ -1283,11 +1242,12 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   using gather_t = gather_marked<In, Out, NumOut>;  // n == 0 too: it writes *num_out
   const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
   const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
-  const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr, records_later ? later_bits : nullptr, sample};
-  const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr, sample};
-  const unsigned* later_marks = records_later ? later_bits : bits;
-  const count_marked count{bits, words, ends, n, sample, later_marks};
-  const gather_t gather{in, words, bits, ends, out, num_out, true, n, sample, later_marks};
+  const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
+  const unsigned* taken = !by_buckets && items > 0 && items < count_t(1) << 32 ? flags + 1 : nullptr;  // the only set's claims
+  const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr, taken, n};
+  const unsigned long long* later_sample = by_buckets ? sample : nullptr;
+  const count_marked count{bits, words, ends, n, later_sample, taken};
+  const gather_t gather{in, words, bits, ends, out, num_out, true, n, later_sample, taken};
   const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
                     with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
   if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
@@ -1296,7 +1256,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
     summing.ends_scanned = false;
     const fused_t fused{insert, mark, count, summing, flags, count_t(with_set / 4)};  // summing: count's counts unscanned
     const count_t wanted = (n + 1023) / 1024, most = count_t(sms) * fused_t::MinBlocksPerSM;  // blocks of at least 1024 keys
-    return launcher.run_cooperative(unsigned(wanted < most ? wanted : most), fused_t::Threads, fused, insert_t::shared_bytes);
+    return launcher.run_cooperative(unsigned(wanted < most ? wanted : most), fused_t::Threads, fused, 0);
   }
   if (n > 0) {
     using estimate_t = distinct_estimate<In, Packed>;
@@ -1318,9 +1278,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
                                 sizer_t{first, flags, sketch, give_up_above, sized_mask}, sizer_t::shared_bytes);
           e != launcher.success)
         return e;
-      if (auto e = launcher.run(insert_grid, insert_t::Threads, insert, insert_t::shared_bytes); e != launcher.success) return e;
-    } else if (auto e = launcher.zero_then_run(flags, with_set, true, insert_grid, insert_t::Threads, insert, insert_t::shared_bytes);
-               e != launcher.success) {
+      if (auto e = launcher.run(insert_grid, insert_t::Threads, insert); e != launcher.success) return e;
+    } else if (auto e = launcher.zero_then_run(flags, with_set, true, insert_grid, insert_t::Threads, insert); e != launcher.success) {
       return e;
     }
   }

@@ -396,16 +396,6 @@ struct distinct_tuning {
 #else
   static constexpr long long fused_items = 1ll << 20;
 #endif
-  // The only set's insert marks the later indices (those not their key's lowest) while a block
-  // has found at most 1 / 2^later_share_log of its keys later; past that the mark pass marks the
-  // lowest (distinct_insert_body). Where the keys are nearly all distinct that pass is skipped;
-  // elsewhere the marks recorded before are lost work, at most 1 / 2^later_share_log of the keys'.
-  // -DTILEKIT_DISTINCT_LATER_SHARE_LOG overrides (for measuring; 32 or more: no later marks).
-#if defined(TILEKIT_DISTINCT_LATER_SHARE_LOG)
-  static constexpr unsigned later_share_log = TILEKIT_DISTINCT_LATER_SHARE_LOG;
-#else
-  static constexpr unsigned later_share_log = 5;
-#endif
   // The first hash set: at most this many bytes however many items there are (mostly in
   // L2), and full once its keys fill first_set_load_eighths / 8 of it (or a key finds
   // neither itself nor a free slot within max_probes slots of its home); then the keys go
