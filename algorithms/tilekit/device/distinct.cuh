@@ -36,10 +36,11 @@ namespace tilekit {
 // place (a warp per group); up to distinct_tuning::fused_items keys those steps are phases of
 // one cooperative launch (distinct_fused). The first set has at most distinct_tuning::small_set_bytes
 // (mostly in L2; a thread reads several keys and their first slots before inserting any, an
-// index already beaten is not sent); where it has 1.5 slots a key, it is the only one.
-// Otherwise a HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their
-// distinct keys, or gives it up at once where they alone are too many; once its keys fill
-// 3/8 of it, it is given up too. Then the keys are partitioned by
+// index already beaten is not sent); where it has 1.5 slots a key, it is the only one (and
+// where every key claimed a slot of it, nothing is marked: all_distinct). Otherwise a
+// HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their distinct keys,
+// or gives it up at once where they alone are too many; once its keys fill 3/8 of it, it is
+// given up too. Then the keys are partitioned by
 // hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
 // memory (piece_dedup): no key takes a global atomic there; where a sample of the first pass
 // finds more than half the keys distinct, the bitmap marks the other indices instead, as
@@ -274,7 +275,7 @@ struct distinct_insert_body {
   In in;
   count_t n;
   set_t set;
-  unsigned* flags;  // [0] the first set is full, [1] the keys it took; zeroed by the first launch
+  unsigned* flags;  // [0] the first set is full, [1] the keys it took (the only set's too); zeroed by the first launch
   unsigned long long max_probes;
   insert_pass pass;
   const unsigned long long* sized_mask;  // first_of_buckets: size_first_set's mask of the set (null: set.mask)
@@ -296,6 +297,7 @@ struct distinct_insert_body {
     constexpr count_t warp_items = 32 * count_t(Items);
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
     const count_t warp_rank = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32;
+    unsigned only_set_claims = 0;  // the only set's: added to flags[1] once, after the warp's trips
     for (count_t base = warp_rank * warp_items; base < n; base += warps * warp_items) {
       // flags[0], looked at once the trip's keys are in: its load in flight with theirs. (Loaded
       // and waited for alone before them, it had 15% of the stall samples at 2^24 int32 keys, 1%
@@ -316,6 +318,7 @@ struct distinct_insert_body {
       warp.sync();  // (as in piece_dedup: the next trip's loads by the whole warp)
       if (!may_fill) {
         be::require(!full, set_t::full);
+        only_set_claims += claims;
         continue;
       }
       if (warp.any(claims != 0 || full)) {
@@ -323,6 +326,10 @@ struct distinct_insert_body {
         if (warp.thread_rank() == 0 && be::atomic_add(flags + 1, taken) + taken > limit) be::store_relaxed(flags, 1u);
         if (full) be::store_relaxed(flags, 1u);
       }
+    }
+    if (!may_fill) {
+      const unsigned taken = tilekit::reduce(warp, only_set_claims, plus{});
+      if (warp.thread_rank() == 0 && taken != 0) be::atomic_add(flags + 1, taken);
     }
   }
 };
@@ -372,6 +379,13 @@ TILEKIT_HD unsigned hash_bits(const T& key, unsigned from, unsigned bits) {
 // keys, less the few whose bits others set first. Null (the only set's path): the lowest indices.
 constexpr unsigned sample_bits_log = 20;
 TILEKIT_HD bool marks_later(const unsigned long long* sample) { return sample != nullptr && 2 * sample[1] > sample[0]; }
+// Whether every key claimed a slot of the only set (*taken, its insert's count; null: the buckets'
+// path): then every item is its key's first occurrence, no pass marks anything, and the bitmap,
+// left zeroed, is read as marks_later's (no later index). At 2^20 int32 keys, all distinct, the
+// mark pass was 19 of 87 us (H200, perf/results/2026-12-05-18-dup-marks/run1-h200/ncu.log).
+// (Marking the later indices during the insert while a block finds few, so that 99% distinct
+// keys skip it too, cost 5-18% at 1-90% distinct: perf/results/2026-12-06-19-all-distinct.)
+TILEKIT_HD bool all_distinct(const unsigned* taken, count_t n) { return taken != nullptr && count_t(*taken) == n; }
 // Word w of the kept items (bit j: item 32 w + j is its key's first occurrence): bits[w], or
 // where the bitmap marks the later indices, its other bits up to item n.
 TILEKIT_HD unsigned kept_word(const unsigned* bits, count_t w, count_t n, bool later) {
@@ -935,8 +949,8 @@ struct piece_dedup {
 };
 
 // Bit i of `bits` (zeroed) for every index i a slot of the set keeps, unless flags[0] is
-// set (the set was given up: piece_dedup marks them). Each index is kept by one slot at
-// most, so adding the bit sets it.
+// set (the set was given up: piece_dedup marks them) or all_distinct(taken, n). Each index
+// is kept by one slot at most, so adding the bit sets it.
 template <class T, bool Packed>
 struct mark_first_occurrences {
   static constexpr unsigned Threads = 256;
@@ -944,13 +958,15 @@ struct mark_first_occurrences {
   key_set<T, Packed> set;
   unsigned* bits;
   const unsigned long long* sized_mask;  // the set's mask as the insert sized it (null: set.mask)
+  const unsigned* taken;                 // all_distinct's
+  count_t n;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
   TILEKIT_HD void operator()(Ctx& ctx) const {
     auto block = ctx.template block<Threads>();
     using be = typename decltype(block)::backend;
-    if (be::load_relaxed(flags) != 0) return;
+    if (be::load_relaxed(flags) != 0 || all_distinct(taken, n)) return;
     key_set<T, Packed> sized = set;
     if (sized_mask != nullptr) sized.mask = *sized_mask;
     const count_t threads = count_t(ctx.grid().num_blocks()) * Threads;
@@ -976,6 +992,7 @@ struct count_marked {
   count_t* counts;  // per group of 32 words
   count_t n;
   const unsigned long long* sample;  // marks_later's (null: the marks are the kept items)
+  const unsigned* taken;             // all_distinct's
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -984,7 +1001,7 @@ struct count_marked {
     auto warp = tilekit::tiled_partition<32>(block);
     const count_t groups = (words + 31) / 32;
     const count_t warps = count_t(ctx.grid().num_blocks()) * (Threads / 32);
-    const bool later = marks_later(sample);
+    const bool later = marks_later(sample) || all_distinct(taken, n);
     for (count_t g = count_t(ctx.grid().block_rank()) * (Threads / 32) + block.thread_rank() / 32; g < groups; g += warps) {
       const count_t w = 32 * g + warp.thread_rank();
       const unsigned total = tilekit::reduce(warp, w < words ? popc(kept_word(bits, w, n, later)) : 0u, plus{});
@@ -1011,6 +1028,7 @@ struct gather_marked {
   bool ends_scanned;  // false: ends holds count_marked's counts, and each warp sums those up to its group
   count_t n;
   const unsigned long long* sample;  // as count_marked's
+  const unsigned* taken;             // as count_marked's
 
   // The marked items up to the end of group g (warp-collective).
   template <class Warp>
@@ -1036,7 +1054,7 @@ struct gather_marked {
       const count_t all = groups > 0 ? marked_to_end_of(warp, groups - 1) : 0;
       if (lane == 0) *num_out = all;
     }
-    const bool later = marks_later(sample);
+    const bool later = marks_later(sample) || all_distinct(taken, n);
     for (count_t g = first; g < groups; g += warps) {
       const unsigned word = 32 * g + lane < words ? kept_word(bits, 32 * g + lane, n, later) : 0u;
       // The last read of the bitmap: lines piece_dedup kept in L2 get their normal priority back
@@ -1226,10 +1244,11 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const unsigned long long first_probes = by_buckets && distinct_tuning::max_probes < small ? distinct_tuning::max_probes : small;
   const insert_pass kind = by_buckets ? insert_pass::first_of_buckets : insert_pass::only_set;
   const insert_t insert{in, n, first, flags, first_probes, kind, sketched ? sized_mask : nullptr};
-  const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr};
+  const unsigned* taken = !by_buckets && items > 0 && items < count_t(1) << 32 ? flags + 1 : nullptr;  // the only set's claims
+  const mark_t mark{flags, first, bits, sketched ? sized_mask : nullptr, taken, n};
   const unsigned long long* later_sample = by_buckets ? sample : nullptr;
-  const count_marked count{bits, words, ends, n, later_sample};
-  const gather_t gather{in, words, bits, ends, out, num_out, true, n, later_sample};
+  const count_marked count{bits, words, ends, n, later_sample, taken};
+  const gather_t gather{in, words, bits, ends, out, num_out, true, n, later_sample, taken};
   const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
                     with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
   if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
