@@ -1209,7 +1209,10 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   unsigned* sample_bits = carve.take<unsigned>(by_buckets ? std::size_t(1) << (sample_bits_log - 5) : 0);
   count_t* places1 = carve.take<count_t>(std::size_t(places1_count));
   count_t* places2 = carve.take<count_t>(std::size_t(places2_count));
-  const set_t first{carve.take<unsigned long long>(set_t::allocated(small) * set_t::words), small - 1};
+  const bool fused = n > 0 && !by_buckets && n <= fused_items;  // one cooperative launch (below)
+  // Slot homes where every key is inserted at once (the fused launch: a trip or three a thread);
+  // group homes elsewhere (key_set::home).
+  const set_t first{carve.take<unsigned long long>(set_t::allocated(small) * set_t::words), small - 1, fused};
   count_t* ends = carve.take<count_t>(std::size_t(groups));
   std::size_t scan_bytes = 0, scan1_bytes = 0, scan2_bytes = 0;
   device_scan<true>(launcher, nullptr, scan_bytes, ends, groups, ends, plus{}, count_t(0), false);
@@ -1251,7 +1254,7 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const gather_t gather{in, words, bits, ends, out, num_out, true, n, later_sample, taken};
   const std::size_t before_set = std::size_t(reinterpret_cast<unsigned char*>(first.slots) - reinterpret_cast<unsigned char*>(flags)),
                     with_set = before_set + std::size_t(set_t::allocated(small) * set_t::words * 8);
-  if (n > 0 && !by_buckets && n <= fused_items) {  // one cooperative launch
+  if (fused) {  // one cooperative launch
     using fused_t = distinct_fused<In, Out, NumOut, Packed>;
     gather_t summing = gather;
     summing.ends_scanned = false;

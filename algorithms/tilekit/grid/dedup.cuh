@@ -50,6 +50,7 @@ struct key_set {
   static constexpr unsigned words = Packed ? 1 : 2;  // 64-bit words per slot
   unsigned long long* slots;                         // allocated(capacity) slots, 16-byte aligned
   unsigned long long mask;                           // capacity - 1
+  bool slot_homes = false;                           // home(): a slot of its own, not its group's first
 
   TILEKIT_HD static bits_t stored(const T& key) {
     bits_t bits;
@@ -58,9 +59,14 @@ struct key_set {
   }
   // The first slot of the key's home group (the extra slot for s == 0), so that a probe's first
   // read sees a whole group (a home inside one left the slots before it to a second read:
-  // perf/results/2026-12-04-distinct-sketch/probe_model.cpp).
+  // perf/results/2026-12-04-distinct-sketch/probe_model.cpp). With slot_homes, a slot of the
+  // group: where many keys claim slots at once, those homed in one group no longer all race for
+  // its first free slot, a read and a compare-and-swap a round for each loser. distinct's fused
+  // launch on an H100, 50-100% distinct keys: 9-13% less a call at 2^16-2^18 keys, 2-5% at 2^20;
+  // for every set, 2% more at 2^24 keys with 1% distinct (mostly reads), so there only
+  // (perf/results/2026-12-06-21-slot-homes).
   TILEKIT_HD unsigned long long home(bits_t s) const {
-    return s == 0 ? mask + 1 : mix64(s) & mask & ~static_cast<unsigned long long>(group - 1);
+    return s == 0 ? mask + 1 : mix64(s) & mask & ~static_cast<unsigned long long>(slot_homes ? 0 : group - 1);
   }
   // A set that fills up (its slots were not zeroed first, or it is too small) stops the
   // kernel (the simulator reports this) instead of probing forever.
