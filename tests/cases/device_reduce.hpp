@@ -174,8 +174,8 @@ void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const cha
   // full chunks and 5 items more, so the last block has only those 5 and polls while
   // the others still work (a stale total would be taken then).
   const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk);
-  const std::size_t wide = std::size_t(tilekit::reduce_tuning::cluster_blocks) *
-                           std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::wide_threads>::chunk);
+  const std::size_t wide = std::size_t(tilekit::detail::reduce_storage_free_items<const std::uint64_t*, std::uint64_t, tilekit::plus>(
+      launcher.has_clusters()));
   const std::size_t max_n = std::max(::backend::device_max_items(), wide + 8 * chunk);
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
@@ -430,13 +430,101 @@ BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
   };
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
-  const std::int64_t ints = one_wide * (launcher.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 1);
-  const std::int64_t longs = tilekit::detail::reduce_shape<const long long*, wide>::chunk;
+  const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(launcher.has_clusters());
+  const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(launcher.has_clusters());
+  BOOST_TEST(ints >= one_wide);
+  if (launcher.has_clusters())  // a cluster: cluster_vectors 16-byte loads (4 ints) a thread of each of its blocks
+    BOOST_TEST(ints == std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads *
+                           tilekit::reduce_tuning::cluster_vectors * 4);
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
   check(0, ints, false);
   check(0, ints + 1, true);
   check(0ll, longs, false);
   check(0ll, longs + 1, true);
+}
+
+/// Items (base + i) % 1000 as int: an iterator (the reduce reads it item by item) of 4-byte items.
+struct mod_1000_int {
+  std::int64_t base;
+  using value_type = int;
+  TILEKIT_HD int operator[](std::int64_t i) const { return int((base + i) % 1000); }
+};
+
+// The cluster's slices (GPUs with clusters; the simulator has them): every block busy or some
+// empty, slices cut short by a vector, the head and tail extras, inputs off their 16-byte
+// boundary, 1-byte items (16 a vector), an iterator (items one by one), and floats whose
+// result repeats bitwise.
+BOOST_AUTO_TEST_CASE(cluster_slices) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  auto g = rng_for(next_salt());
+  constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
+  // Items of one 16-byte load a thread of every block of a cluster, and around it.
+  const auto sizes = [&](std::int64_t one_block, std::int64_t round, std::int64_t most, std::int64_t vec) {
+    return std::vector<std::int64_t>{one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
+                                     2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
+  };
+  {  // int32
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t one_block = tilekit::detail::reduce_shape<const int*, wide>::chunk;
+    std::vector<int> data(std::size_t(most) + 8);
+    for (auto& x : data) x = int(g() % 2001) - 1000;
+    dbuf<int> in(data);
+    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 4, most, 4))
+      for (std::int64_t offset : {0, 1, 3}) {
+        dbuf<int> out(1, poison<int>());
+        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, 5);
+        long long want = 5;
+        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(offset + i)];
+        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of int, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+          BOOST_TEST(e == launcher.success);
+          BOOST_TEST(out.to_host()[0] == int(want));
+        }
+      }
+  }
+  {  // uint8 into unsigned
+    using U = unsigned char;
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const U*, unsigned, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t one_block = tilekit::detail::reduce_shape<const U*, wide>::chunk;
+    std::vector<U> data(std::size_t(most) + 16);
+    for (auto& x : data) x = U(g());
+    dbuf<U> in(data);
+    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 16, most, 16))
+      for (std::int64_t offset : {0, 5, 15}) {
+        dbuf<unsigned> out(1, poison<unsigned>());
+        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, 0u);
+        unsigned want = 0;
+        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(offset + i)];
+        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of uint8, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+          BOOST_TEST(e == launcher.success);
+          BOOST_TEST(out.to_host()[0] == want);
+        }
+      }
+  }
+  {  // an iterator of int
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, int, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
+    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads, most, 1)) {
+      dbuf<int> out(1, poison<int>());
+      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0);
+      BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of an iterator, n=" << n) {
+        BOOST_TEST(e == launcher.success);
+        BOOST_TEST(out.to_host()[0] == int(mod_1000_sum(n)));
+      }
+    }
+  }
+  {  // floats: the same bits run after run
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(launcher.has_clusters());
+    const std::vector<float> data = random_vector<float>(std::size_t(most), g);
+    dbuf<float> in(data), a(1, poison<float>()), b(1, poison<float>());
+    const std::int64_t n = most - 5;
+    BOOST_TEST(run_device_reduce(in.data(), n, a.data(), tilekit::plus{}, 0.0f) == launcher.success);
+    BOOST_TEST(run_device_reduce(in.data(), n, b.data(), tilekit::plus{}, 0.0f) == launcher.success);
+    double want = 0, scale = 0;
+    for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)], scale += std::fabs(double(data[std::size_t(i)]));
+    BOOST_TEST(close_to(a.to_host()[0], want, scale), "got " << show(a.to_host()[0]) << ", want " << want);
+    BOOST_TEST(same_value(a.to_host()[0], b.to_host()[0]), "two runs differ: " << show(a.to_host()[0]) << " vs " << show(b.to_host()[0]));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

@@ -2,8 +2,9 @@
 // The cluster rung (reduce, scans, compact, histogram, dedup across a thread-block cluster through
 // distributed shared memory) in the CPU simulator, and the misuse of clusters it reports:
 // launch extents, a cluster<Blocks> that does not match the launch, cluster.sync() not
-// reached by every thread, remote shared memory mapped before the first cluster.sync(), of
-// a block that has exited, or still mapped when its block exits.
+// reached by every thread, a split barrier (arrive_relaxed / wait) misused, remote shared
+// memory mapped before the first cluster.sync(), of a block that has exited, or still mapped
+// when its block exits.
 #include "../common/sim_backend.hpp"
 using backend = tk_test::sim_backend;
 #include "../cases/cluster_level.hpp"
@@ -109,6 +110,37 @@ struct read_after_exit_body {
   }
 };
 
+// A split cluster barrier: arrive, work, wait, then write the other block's shared memory;
+// or (how) a misuse of it.
+enum class split { ok, wait_first, arrive_twice, exit_arrived, map_between };
+
+struct split_barrier_body {
+  split how;
+  int* seen;
+  template <class Ctx>
+  void operator()(Ctx& ctx) const {
+    auto cluster = ctx.template cluster<2, 32>();
+    int* mine = ctx.template shared_array<int>(32);
+    const unsigned me = cluster.block_rank(), other = 1 - me, t = cluster.block().thread_rank();
+    if (how == split::wait_first) cluster.wait();
+    cluster.arrive_relaxed();
+    if (how == split::arrive_twice) cluster.arrive_relaxed();
+    if (how == split::exit_arrived && me == 1) return;
+    if (how == split::map_between) *cluster.map_shared_rank(mine + t, other) = 1;
+    cluster.block().sync();  // the block's own work between the two halves
+    cluster.wait();
+    *cluster.map_shared_rank(mine + t, other) = int(100 * me + t);
+    cluster.sync();
+    seen[me * 32 + t] = mine[t];
+  }
+};
+
+void run_split(split how, int* seen) {
+  tilekit::sim::options opt;
+  opt.shared_bytes = 32 * sizeof(int);
+  tilekit::sim::launch_cluster(2, 32, 2, split_barrier_body{how, seen}, opt);
+}
+
 // Thread 0 of block 1 waits at a block barrier the rest of the cluster never reaches: they wait in cluster.sync().
 struct split_barriers_body {
   template <class Ctx>
@@ -161,6 +193,23 @@ BOOST_AUTO_TEST_CASE(cluster_sync_not_reached_by_every_thread) {
   // Block 0's threads have exited when block 1 reaches cluster.sync().
   BOOST_CHECK_EXCEPTION(tilekit::sim::launch_cluster(2, 32, 2, leave_before_sync_body{0}), tilekit::sim::error,
                         [](const tilekit::sim::error& e) { return says(e, "reaches cluster.sync(), but in block (0,0,0)"); });
+}
+
+BOOST_AUTO_TEST_CASE(split_cluster_barrier) {
+  std::vector<int> seen(64, -1);
+  run_split(split::ok, seen.data());  // each block reads what the other wrote after the wait
+  for (unsigned t = 0; t < 32; ++t) {
+    BOOST_TEST(seen[t] == int(100 + t));
+    BOOST_TEST(seen[32 + t] == int(t));
+  }
+  BOOST_CHECK_EXCEPTION(run_split(split::wait_first, seen.data()), tilekit::sim::error,
+                        [](const tilekit::sim::error& e) { return says(e, "cluster.wait() without a cluster.arrive_relaxed() before it"); });
+  BOOST_CHECK_EXCEPTION(run_split(split::arrive_twice, seen.data()), tilekit::sim::error,
+                        [](const tilekit::sim::error& e) { return says(e, "has not waited for its previous cluster.arrive_relaxed()"); });
+  BOOST_CHECK_EXCEPTION(run_split(split::exit_arrived, seen.data()), tilekit::sim::error,
+                        [](const tilekit::sim::error& e) { return says(e, "exited after cluster.arrive_relaxed() without cluster.wait()"); });
+  BOOST_CHECK_EXCEPTION(run_split(split::map_between, seen.data()), tilekit::sim::error,
+                        [](const tilekit::sim::error& e) { return says(e, "between cluster.arrive_relaxed() and cluster.wait()"); });
 }
 
 BOOST_AUTO_TEST_CASE(remote_access_before_the_first_cluster_sync) {

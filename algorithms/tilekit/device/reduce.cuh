@@ -29,9 +29,10 @@
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
-// reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs of a
-// few such chunks (items of at most 4 bytes, GPUs with clusters) are one cluster of 8 such blocks
-// that meets in block 0's shared memory (reduce_cluster_kernel); neither needs temporary storage.
+// reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs a
+// cluster of 8 blocks reads in one pass (accumulators of at most 4 bytes, GPUs with clusters) are
+// one cluster's, which meets in block 0's shared memory (reduce_cluster_kernel); neither needs
+// temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
@@ -442,43 +443,43 @@ struct reduce_kernel {
   }
 };
 
-// Inputs of at most one chunk (n <= shape::chunk): one block, one pass, nothing but the
-// loads (all issued before any is combined), the block reduce and the write; no chunk
-// loop, no hand-off, 32-bit positions. Items past the head go in 16-byte vectors where the
-// input loads as such: vector v = rank + j x Threads (the reduce_kernel's chunk layout), the
-// fewer than 2 x vec items before the head and after the last whole vector one to a thread.
-// The grid kernel on such inputs ran 933 warp instructions at 2^12 int32 (CUB's single-tile
-// kernel 490) and read a 2^10 input item by item.
-template <unsigned Threads, class In, class Out, class T, class Op>
-struct reduce_one_block_kernel {
+// Part of an input of fewer than 2^32 items that one block reads in one pass: each thread
+// issues all its loads before it combines any. Items past the head go in 16-byte vectors
+// where the input loads as such: the slice is whole vectors [first, first + count) past the
+// head, thread rank taking vectors first + rank + j x Threads (j < Units); the extras (the
+// fewer than 2 x vec items before the head and after the last whole vector, or every item
+// where the input is not even item-aligned) one to a thread. Other inputs: items
+// [first, first + count), Units a thread. (The grid kernel, which did this for one-block
+// inputs before, ran 933 warp instructions at 2^12 int32 against CUB's single-tile 490.)
+template <unsigned Threads, unsigned Units, class In, class T, class Op>
+struct reduce_slice {
   using shape = reduce_shape<In, Threads>;
-  static_assert(shape::chunk <= 0xffffffffll, "reduce_one_block_kernel: 32-bit positions");
+  using source = typename shape::source;
+  static constexpr unsigned vec = shape::vec;
   In in;
-  unsigned n, head;  // n <= shape::chunk; head: items before the first 16-byte boundary (vector inputs)
-  Out out;
+  unsigned n, head;  // head: items before the first 16-byte boundary (vector inputs)
   Op op;
-  T init;
 
+  /// Whole 16-byte vectors past the head (vector inputs), else items: what slices count.
+  TILEKIT_HD unsigned units() const { return shape::vectors ? (n - head) / vec : n; }
+
+  /// Folds thread rank's items of the slice (and, with extras, of the head and tail) into acc,
+  /// setting have; returns how many threads of the block have items (a prefix of the block).
+  /// @pre count <= Units x Threads
   TILEKIT_EXEC_CHECK_DISABLE
-  template <class Ctx>
-  TILEKIT_HD void operator()(Ctx& ctx) const {
-    auto block = ctx.template block<Threads>();
-    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
-    const unsigned rank = block.thread_rank();
-    using source = typename shape::source;
-    T acc = init;  // overwritten before use where have
-    bool have = false;
-    unsigned valid = 0;  // threads with items: a prefix of the block
+  TILEKIT_HD unsigned fold(unsigned rank, unsigned first, unsigned count, bool extras, T& acc, bool& have) const {
     if constexpr (shape::vectors) {
       using V = value_of<typename source::pointer>;
-      constexpr unsigned vec = shape::vec;
-      // rest: the head and the tail, fewer than 2 x vec items, but all n where the input is not
-      // even item-aligned (misaligned_head gives n: every item one by one).
-      const unsigned whole = (n - head) / vec, rest = head + (n - head) % vec;
-      vector_of<V, vec> v[reduce_tuning::vectors];
+      const unsigned whole = units(), rest = extras ? head + (n - head) % vec : 0u;
+      // The thread's vectors j < mine, at p + j x Threads x vec: one pointer, constant offsets (a
+      // 1024-thread block's 8 warps a scheduler issue every instruction a thread runs 8 times:
+      // indices recomputed a vector took the cluster 0.6 us over a bare kernel on the H100).
+      const unsigned mine = rank < count ? (count - rank + Threads - 1) / Threads : 0u;
+      const V* const p = source::base(in) + head + count_t(first + (rank < count ? rank : 0u)) * vec;
+      vector_of<V, vec> v[Units];
       TILEKIT_UNROLL
-      for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
-        if (rank + j * Threads < whole) v[j] = load_vector<V, vec>(source::base(in) + head + (rank + j * Threads) * vec);
+      for (unsigned j = 0; j < Units; ++j)
+        if (j < mine) v[j] = load_vector<V, vec>(p + j * Threads * vec);
       // One item of the head and the tail: item r < head, else the r - head-th after the whole vectors.
       const unsigned r = rank < rest ? rank : 0;
       const unsigned at = r < head ? r : head + whole * vec + (r - head);
@@ -488,26 +489,30 @@ struct reduce_one_block_kernel {
         // ArgMin / ArgMax: arg_of_vectors, the key (or arg_item) made once. (A key an item:
         // 2,242 warp instructions at 2^12 int32, 3.4 us in Nsight Compute against CUB's 2.9.)
         constexpr bool max = folds_arg_max_v<In, Op>;
-        if (rank < whole) {  // (then vector 0 is this thread's)
+        if (mine > 0) {
           V best;
           unsigned pos;
-          arg_of_vectors<max, Threads>(v, whole - rank, best, pos);
-          const count_t index = count_t(head + rank * vec + pos);
+          arg_of_vectors<max, Threads>(v, count - rank, best, pos);
+          const count_t index = count_t(head) + count_t(first + rank) * vec + pos;
           if constexpr (is_keyed_input_v<In>) acc = arg_key<max, V>::make(best, index);
           else acc = T{index, best};
           have = true;
         }
-      } else {
+      } else if (mine > 0) {
+        const count_t at0 = count_t(head) + count_t(first + rank) * vec;  // the index of v[0]'s first item
+        auto vector_total = [&](unsigned j) {
+          const count_t at_item = at0 + count_t(j) * Threads * vec;
+          T part = T(source::item(at_item, v[j].item[0]));
+          TILEKIT_UNROLL
+          for (unsigned i = 1; i < vec; ++i) part = T(op(part, T(source::item(at_item + i, v[j].item[i]))));
+          return part;
+        };
+        T part = vector_total(0);
         TILEKIT_UNROLL
-        for (unsigned j = 0; j < reduce_tuning::vectors; ++j)
-          if (rank + j * Threads < whole) {
-            const unsigned first = head + (rank + j * Threads) * vec;
-            T part = T(source::item(count_t(first), v[j].item[0]));
-            TILEKIT_UNROLL
-            for (unsigned i = 1; i < vec; ++i) part = T(op(part, T(source::item(count_t(first + i), v[j].item[i]))));
-            acc = have ? T(op(acc, part)) : part;
-            have = true;
-          }
+        for (unsigned j = 1; j < Units; ++j)
+          if (j < mine) part = T(op(part, vector_total(j)));
+        acc = have ? T(op(acc, part)) : part;
+        have = true;
       }
       if (rank < rest) {
         const T x = T(source::item(count_t(at), extra));
@@ -520,45 +525,80 @@ struct reduce_one_block_kernel {
         acc = have ? T(op(acc, x)) : x;
         have = true;
       }
-      valid = whole > rest ? whole : rest;
+      const unsigned with_items = count > rest ? count : rest;
+      return with_items < Threads ? with_items : Threads;
     } else {
       using X = value_of<In>;
-      X x[shape::items];
+      const unsigned mine = rank < count ? (count - rank + Threads - 1) / Threads : 0u;  // items first + rank + k x Threads, k < mine
+      X x[Units];
       TILEKIT_UNROLL
-      for (unsigned k = 0; k < shape::items; ++k)
-        if (rank + k * Threads < n) x[k] = in[count_t(rank + k * Threads)];
-      TILEKIT_UNROLL
-      for (unsigned k = 0; k < shape::items; ++k)
-        if (rank + k * Threads < n) {
-          acc = have ? T(op(acc, T(x[k]))) : T(x[k]);
-          have = true;
-        }
-      valid = n;
+      for (unsigned k = 0; k < Units; ++k)
+        if (k < mine) x[k] = in[count_t(first + rank + k * Threads)];
+      if (mine > 0) {
+        T part = T(x[0]);
+        TILEKIT_UNROLL
+        for (unsigned k = 1; k < Units; ++k)
+          if (k < mine) part = T(op(part, T(x[k])));
+        acc = have ? T(op(acc, part)) : part;
+        have = true;
+      }
+      return count < Threads ? count : Threads;
     }
+  }
+};
+
+// Inputs of at most one chunk (n <= shape::chunk): one block, one pass, nothing but the
+// loads (reduce_slice), the block reduce and the write; no chunk loop, no hand-off.
+template <unsigned Threads, class In, class Out, class T, class Op>
+struct reduce_one_block_kernel {
+  using shape = reduce_shape<In, Threads>;
+  static_assert(shape::chunk <= 0xffffffffll, "reduce_one_block_kernel: 32-bit positions");
+  static constexpr unsigned units = shape::vectors ? reduce_tuning::vectors : reduce_tuning::scalar_items;
+  reduce_slice<Threads, units, In, T, Op> slice;
+  Out out;
+  T init;
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.template block<Threads>();
+    reduce_storage<T, Threads>& s = ctx.template shared<reduce_storage<T, Threads>>();
+    const unsigned rank = block.thread_rank();
+    T acc = init;  // overwritten before use where have
+    bool have = false;
+    const unsigned valid = slice.fold(rank, 0, slice.units(), true, acc, have);
     if (valid == 0) {  // n == 0
       if (rank == 0) *out = init;
       return;
     }
-    const T total = valid >= Threads ? tilekit::reduce(block, acc, op, s) : tilekit::reduce(block, acc, op, s, valid);
-    if (rank == 0) *out = op(init, total);
+    const T total = valid >= Threads ? tilekit::reduce(block, acc, slice.op, s) : tilekit::reduce(block, acc, slice.op, s, valid);
+    if (rank == 0) *out = slice.op(init, total);
   }
 };
 
-// Inputs that a few 1024-thread blocks read in one pass, on GPUs with thread-block
-// clusters: one cluster of ClusterBlocks blocks. Each block folds its share (Inner's
-// block_total, as the grid of ClusterBlocks blocks it is) and stores its total in block
-// 0's shared memory (distributed shared memory); after one cluster barrier block 0
-// combines them in block order. One launch, no temporary storage, no polling.
-template <unsigned ClusterBlocks, class Inner>
+// Inputs that a cluster of ClusterBlocks blocks reads in one pass, on GPUs with thread-block
+// clusters: block b folds slice b of per_block units (every block busy where the input
+// allows: per_block is the fewest whole multiples of Threads that cover it), block 0 also
+// the extras, and stores its total in block 0's shared memory (distributed shared memory);
+// after one cluster barrier block 0 combines them in block order. One launch, no temporary
+// storage, no polling. The barrier that lets block 0's shared memory be written (every
+// block has started) is split around the loads, so it costs nothing: 0.65 us less than a
+// whole one at 2^14-2^19 int32 on the H100 (perf/results/2026-12-06-22-reduce-cluster).
+template <unsigned ClusterBlocks, unsigned Threads, class In, class Out, class T, class Op>
 struct reduce_cluster_kernel {
-  using T = typename Inner::value_type;
-  using Op = typename Inner::op_type;
-  static constexpr unsigned Threads = Inner::threads;
+  using shape = reduce_shape<In, Threads>;
+  static constexpr unsigned units = shape::vectors ? reduce_tuning::cluster_vectors : reduce_tuning::scalar_items;
+  /// The most items it reads: units a thread of every block.
+  static constexpr count_t max_items = count_t(ClusterBlocks) * Threads * units * (shape::vectors ? shape::vec : 1);
   struct shared_t {
     reduce_storage<T, Threads> block;
     raw_slots<maybe<T>, ClusterBlocks> totals;  // block 0's: every block's total, by rank
   };
-  Inner inner;
+  using slice_t = reduce_slice<Threads, units, In, T, Op>;
+  slice_t slice;
+  unsigned per_block;  // units of a block's slice: a multiple of Threads, at most units x Threads
+  Out out;
+  T init;
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -566,20 +606,43 @@ struct reduce_cluster_kernel {
     auto cluster = ctx.template cluster<ClusterBlocks, Threads>();
     auto block = cluster.block();
     shared_t& sh = ctx.template shared<shared_t>();
-    cluster.sync();  // every block of the cluster has started: block 0's shared memory may be written
-    const unsigned b = cluster.block_rank();
-    unsigned valid = 0;
-    const T total = inner.block_total(block, sh.block, count_t(b), count_t(ClusterBlocks), valid);
-    if (block.thread_rank() == 0) *cluster.map_shared_rank(&sh.totals[b], 0u) = maybe<T>{total, valid > 0};
+    cluster.arrive_relaxed();  // every block has started once it completes; waited for after the loads
+    const unsigned b = cluster.block_rank(), rank = block.thread_rank();
+    const unsigned all = slice.units(), first = b * per_block;
+    const unsigned count = first >= all ? 0u : all - first < per_block ? all - first : per_block;
+    T acc = init;  // overwritten before use where have
+    bool have = false;
+    const unsigned valid = slice.fold(rank, first, count, b == 0, acc, have);
+    if (valid > 0)
+      acc = valid == Threads ? tilekit::reduce(block, acc, slice.op, sh.block) : tilekit::reduce(block, acc, slice.op, sh.block, valid);
+    cluster.wait();  // block 0's shared memory may be written now
+    if (rank == 0) *cluster.map_shared_rank(&sh.totals[b], 0u) = maybe<T>{acc, valid > 0};
     cluster.sync();  // every total is in block 0, and no block touches another's shared memory after this
-    if (b == 0 && block.thread_rank() == 0) {
+    if (b == 0 && rank == 0) {
       maybe<T> r = sh.totals[0];
       TILEKIT_UNROLL
-      for (unsigned i = 1; i < ClusterBlocks; ++i) r = maybe_op<Op>{inner.op}(r, maybe<T>(sh.totals[i]));
-      *inner.out = r.present ? T(inner.op(inner.init, r.value)) : inner.init;
+      for (unsigned i = 1; i < ClusterBlocks; ++i) r = maybe_op<Op>{slice.op}(r, maybe<T>(sh.totals[i]));
+      *out = r.present ? T(slice.op(init, r.value)) : init;
     }
   }
 };
+
+/// Whether device_reduce's accumulators T under Op may take the cluster (reduce_cluster_kernel).
+template <class T, class Op>
+inline constexpr bool reduce_clusters_fit_v = !is_arg_extremum_v<Op> && sizeof(T) <= reduce_tuning::cluster_item_bytes;
+
+/// The most items device_reduce of In into T under Op reads without temporary storage: one
+/// block's chunk, or (GPUs with clusters, where the accumulator fits) one cluster's.
+template <class In, class T, class Op>
+constexpr count_t reduce_storage_free_items(bool clusters) {
+  constexpr unsigned wide = reduce_tuning::wide_threads;
+  if (!is_arg_extremum_v<Op>) {  // (arg_items: one block of reduce_tuning::threads at most)
+    if (clusters && reduce_clusters_fit_v<T, Op>)
+      return reduce_cluster_kernel<reduce_tuning::cluster_blocks, reduce_tuning::cluster_threads, In, T*, T, Op>::max_items;
+    return reduce_shape<In, wide>::chunk;
+  }
+  return reduce_shape<In, reduce_tuning::threads>::chunk;
+}
 
 /// The smaller (Max: larger) value by `<`, the lower index among equals: a total
 /// order on (value, index) where `<` is one on values, so any combination order
@@ -642,22 +705,24 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const unsigned sms = launcher.sm_count();
   const unsigned max_blocks = (sms > 0 ? sms : 1) * reduce_tuning::blocks_per_sm;
   if (n < 0) return launcher.invalid_value;  // the size query too
-  // Up to a few chunks of 1024-thread blocks: one such block, or one cluster of them; neither
-  // needs temporary storage. Measured on the H200 (perf/results/2026-12-02-h200-reduce-cluster),
-  // tilekit / CUB: int32 2^13 1.24 and 2^14 1.50 in one block (1.23 at 2^14 before), 2^15-2^17
-  // 1.22-1.24 in a cluster (2^16: 1.17 before), float 2^16 1.20 (1.17); but 8-byte sums in a
-  // cluster 1.12-1.15 at 2^16 (1.17-1.18 before) and ArgMin over 16-byte arg_items 0.78-0.82
-  // (0.95-0.98): 8-byte items take one wide block at most, arg_items the tagged hand-off.
-  using wide_t = detail::reduce_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
-  using wide_shape = typename wide_t::shape;
-  constexpr bool widens = !detail::is_arg_extremum_v<Op>, narrow = sizeof(T) <= 4;
-  const bool cluster = widens && narrow && launcher.has_clusters();
-  const bool wide = widens && n > shape::chunk && n <= wide_shape::chunk * (cluster ? reduce_tuning::cluster_blocks : 1);
+  // Inputs that one block or one cluster reads in one pass need no temporary storage: up to
+  // a chunk of `threads` (or of wide_threads) threads, one block; up to what the cluster reads
+  // (reduce_storage_free_items: GPUs with clusters, accumulators of up to cluster_item_bytes,
+  // not arg_items), one cluster. H100, int32 sums at 2^15-2^17 (perf/results/2026-12-06-22-reduce-cluster):
+  // 5.0-5.4 us against 6.0-6.3 for the cluster before (one block's loads at a time, a whole
+  // barrier before them), where an empty launch takes 3.1.
+  using one_t = detail::reduce_one_block_kernel<threads, In, Out, T, Op>;
+  using wide_one_t = detail::reduce_one_block_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
+  using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, reduce_tuning::cluster_threads, In, Out, T, Op>;
+  constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_clusters_fit_v<T, Op>;
+  const detail::count_t one_block = widens ? wide_one_t::shape::chunk : one_t::shape::chunk;
+  const detail::count_t storage_free = detail::reduce_storage_free_items<In, T, Op>(launcher.has_clusters());
+  const bool cluster = n > one_block && n <= storage_free;  // (storage_free is one block's where no cluster applies)
   // Storage for the totals of at most n / chunk + 2 blocks (whatever the alignment), none
   // where one block or cluster reads everything: then the call needs no temporary storage
   // at all (and the allocating form allocates none).
   const detail::count_t most = n / shape::chunk + 2;
-  const detail::count_t bound = n <= shape::chunk || wide ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
+  const detail::count_t bound = n <= storage_free ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
   detail::temp_carver carve(temp);
   unsigned long long* slots = bound > 1 ? carve.take<unsigned long long>(std::size_t(bound) * body_t::words * 2) : nullptr;
   if (temp == nullptr) {
@@ -667,22 +732,21 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (temp_bytes < carve.bytes()) return launcher.invalid_value;
   if ((n > 0 && detail::is_null(in)) || detail::is_null(out)) return launcher.invalid_value;
   const detail::count_t head = detail::misaligned_head(shape::source::base(in), n);
-  if (n <= shape::chunk) {
-    using one_t = detail::reduce_one_block_kernel<threads, In, Out, T, Op>;
-    return launcher.run(1, threads, one_t{in, unsigned(n), unsigned(head), out, op, init}, sizeof(reduce_storage<T, threads>));
-  }
+  if (n <= one_t::shape::chunk)
+    return launcher.run(1, threads, one_t{{in, unsigned(n), unsigned(head), op}, out, init}, sizeof(reduce_storage<T, threads>));
   if constexpr (widens) {
-    if (wide) {
-      if (n <= wide_shape::chunk) {  // up to one chunk of the wide block: every load issued at once, as above
-        using wide_one_t = detail::reduce_one_block_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
-        return launcher.run(1, wide_t::threads, wide_one_t{in, unsigned(n), unsigned(head), out, op, init},
-                            sizeof(reduce_storage<T, wide_t::threads>));
-      }
-      const wide_t body{in, n, head, (n - head) / wide_shape::chunk, out, op, init, nullptr, 0};  // (the same head: 16-byte vectors)
-      if constexpr (narrow) {
-        using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, wide_t>;
-        return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, wide_t::threads,
-                                    cluster_t{body}, sizeof(typename cluster_t::shared_t));
+    constexpr unsigned wide = reduce_tuning::wide_threads;
+    if (n <= one_block)  // up to one chunk of the wide block: every load issued at once, as above (the same head: 16-byte vectors)
+      return launcher.run(1, wide, wide_one_t{{in, unsigned(n), unsigned(head), op}, out, init}, sizeof(reduce_storage<T, wide>));
+    if constexpr (clusters_fit) {
+      if (cluster) {
+        constexpr unsigned cluster_threads = reduce_tuning::cluster_threads;
+        const typename cluster_t::slice_t slice{in, unsigned(n), unsigned(head), op};
+        const unsigned per_cluster = reduce_tuning::cluster_blocks * cluster_threads;  // units a round of every thread takes
+        const unsigned per_block = (slice.units() + per_cluster - 1) / per_cluster * cluster_threads;
+        return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, cluster_threads,
+                                    cluster_t{slice, per_block > 0 ? per_block : cluster_threads, out, init},
+                                    sizeof(typename cluster_t::shared_t));
       }
     }
   }

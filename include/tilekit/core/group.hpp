@@ -21,8 +21,8 @@
 //              throws what, the GPU traps),
 //              num_blocks(), block_rank(), grid_dim(), grid_sync()
 //   cluster    cluster_block_rank(), cluster_blocks(), cluster_sync() (release / acquire over
-//              the cluster), cluster_sync_relaxed() (a barrier only), map_shared_rank(p, rank),
-//              check_cluster_size(Blocks)
+//              the cluster), cluster_sync_relaxed() (a barrier only), cluster_arrive_relaxed() and
+//              cluster_wait() (a split barrier), map_shared_rank(p, rank), check_cluster_size(Blocks)
 //   warp       shfl<Kind, T>(mask, words, arg, width): a T's 32-bit words, each moved the same way,
 //              ballot / any / all(mask, pred), match_any(mask, word), match_all(mask, word, pred&)
 //              (32- or 64-bit words), redux<Op>(mask, v) for 32-bit integers where has_redux,
@@ -126,6 +126,7 @@ struct has_cluster_ops : stdx::false_type {};
 template <class B>
 struct has_cluster_ops<B, stdx::void_t<decltype(B::cluster_block_rank()), decltype(B::cluster_blocks()),
                                        decltype(B::cluster_sync()), decltype(B::cluster_sync_relaxed()),
+                                       decltype(B::cluster_arrive_relaxed()), decltype(B::cluster_wait()),
                                        decltype(B::map_shared_rank(static_cast<unsigned*>(nullptr), 0u)),
                                        decltype(B::check_cluster_size(1u))>> : stdx::true_type {};
 }  // namespace detail
@@ -143,7 +144,8 @@ struct backend_contract {
                 "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, prefetch_l2, "
                 "prefetch_l2_bytes, is_shared, wait_for_prior_grid and allow_next_grid");
   static_assert(detail::has_cluster_ops<Backend>::value,
-                "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, cluster_sync_relaxed, map_shared_rank<T>(T*, rank) "
+                "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, cluster_sync_relaxed, cluster_arrive_relaxed, "
+                "cluster_wait, map_shared_rank<T>(T*, rank) "
                 "and check_cluster_size (a backend without clusters acts as a cluster of one block)");
   /// Always true: naming it instantiates the checks above, so a Backend that lacks an
   /// operation fails to compile with a message naming the operations required.
@@ -379,6 +381,19 @@ class basic_cluster {
   /// does. @pre every thread of the cluster reaches it.
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD void sync_relaxed() const { Backend::cluster_sync_relaxed(); }
+  /// The first half of a split cluster barrier that orders no memory
+  /// (barrier.cluster.arrive.relaxed): the caller goes on, and its wait() returns once every
+  /// thread of the cluster has arrived. Between the two a block may do its own work, so the
+  /// barrier's latency hides behind it (e.g. arrive at the start, wait before the first
+  /// remote access: every block has started then). @pre every thread of the cluster
+  /// arrives, then waits, once per such barrier, in code its whole warp runs (the simulator
+  /// checks the pairing); no remote access (map_shared_rank) between the two.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void arrive_relaxed() const { Backend::cluster_arrive_relaxed(); }
+  /// The second half of the split barrier: waits until every thread of the cluster has
+  /// arrived (barrier.cluster.wait, acquire). @pre the caller arrived since its last wait.
+  TILEKIT_EXEC_CHECK_DISABLE
+  TILEKIT_HD void wait() const { Backend::cluster_wait(); }
   /// The address of the same shared-memory variable as p in block `rank` of the cluster
   /// (distributed shared memory). @pre p points into the calling block's shared memory;
   /// rank < Blocks; for a block other than the caller's, every block has passed one

@@ -217,6 +217,21 @@ struct gpu_backend {
     __syncthreads();
 #endif
   }
+  /// The first half of a split cluster barrier (barrier.cluster.arrive.relaxed); nothing
+  /// below sm_90, where cluster_wait is the block's barrier. @pre the whole warp calls it.
+  __device__ static void cluster_arrive_relaxed() {
+#if TILEKIT_HAS_CLUSTER
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+  }
+  /// The second half (barrier.cluster.wait: acquire); __syncthreads below sm_90.
+  __device__ static void cluster_wait() {
+#if TILEKIT_HAS_CLUSTER
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+  }
   /// The generic address of p's variable in the shared memory of block `rank` of the
   /// cluster (mapa); below sm_90 p for rank 0, and a trap for any other rank.
   template <class T>

@@ -199,6 +199,10 @@ struct backend {
   static void cluster_sync() { rt().cluster_barrier(); }
   /// As cluster_sync (the simulator's memory is ordered anyway).
   static void cluster_sync_relaxed() { rt().cluster_barrier(); }
+  /// The first half of a split cluster barrier (cluster.arrive_relaxed()); checks the pairing.
+  static void cluster_arrive_relaxed() { rt().cluster_arrive(); }
+  /// Its second half (cluster.wait()): waits until every thread of the cluster has arrived.
+  static void cluster_wait() { rt().cluster_wait(); }
   /// The address of p's variable in block `rank` of the cluster; misuse (a rank past the
   /// cluster, p outside the caller's shared memory, a block that exited, a remote block
   /// before the first cluster.sync()) throws tilekit::sim::error.

@@ -186,6 +186,8 @@ struct sim_thread {
   boost::context::stack_context stack; // the fiber's stack (for AddressSanitizer)
   void* fake_stack = nullptr;          // AddressSanitizer's fake stack while switched out
   bool spinning = false;               // last yielded from a load that may be a spin-wait
+  bool cluster_arrived = false;        // arrived at a cluster barrier it has not yet waited for
+  std::uint64_t arrived_in = 0;        // which one: the cluster's completed barriers then
   lane_io io;
 };
 
@@ -212,7 +214,7 @@ struct cluster_state {
   dim3 index;                        // the cluster's index in the grid, in clusters
   std::vector<block_state*> blocks;  // by rank in the cluster
   std::uint64_t threads = 0;         // threads of every block
-  std::uint64_t at_barrier = 0;      // threads waiting in cluster.sync()
+  std::uint64_t at_barrier = 0;      // threads arrived at the current cluster barrier
   std::uint64_t exited = 0;          // threads that have exited
   std::uint64_t syncs = 0;           // completed cluster barriers
   unsigned finished_blocks = 0;      // blocks whose every thread has exited
@@ -536,12 +538,24 @@ class runtime {
 
   /// Cluster-wide barrier (cluster.sync()): every thread of every block of the cluster.
   void cluster_barrier() {
+    cluster_arrive("cluster.sync()");
+    cluster_wait("cluster.sync()");
+  }
+
+  /// The first half of a cluster barrier (cluster.arrive_relaxed(), or cluster.sync()'s):
+  /// counts the caller; the last thread of the cluster to arrive completes the barrier.
+  void cluster_arrive(const char* what = "cluster.arrive_relaxed()") {
     sim_thread& t = self();
     cluster_state& c = *t.blk->cluster;
+    if (t.cluster_arrived)
+      throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) + " reaches " + what +
+                  " but has not waited for its previous cluster.arrive_relaxed(): call cluster.wait() between them");
     if (c.exited > 0)
-      throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) + " reaches cluster.sync(), but " +
-                  exited_in(c) + " exited without reaching it; cluster.sync() must be reached by every thread of every "
+      throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) + " reaches " + what + ", but " +
+                  exited_in(c) + " exited without reaching it; a cluster barrier must be reached by every thread of every "
                   "block of the cluster");
+    t.cluster_arrived = true;
+    t.arrived_in = c.syncs;
     if (++c.at_barrier == c.threads) {
       c.at_barrier = 0;
       ++c.syncs;
@@ -552,11 +566,23 @@ class runtime {
           if (o.st == sim_thread::state::cluster_barrier) o.st = sim_thread::state::runnable;
       if (trace_) trace_out() << "[sim] " << cluster_name(c) << ": cluster barrier, " << c.threads << " threads\n";
       if (svg_) svg_->barrier(cluster_name(c) + ": cluster barrier, " + std::to_string(c.threads) + " threads", false, true);
-      return;
     }
-    t.st = sim_thread::state::cluster_barrier;
-    t.waits_in = "cluster.sync()";
-    switch_to_scheduler();
+  }
+
+  /// The second half (cluster.wait(), or cluster.sync()'s): returns once the barrier the
+  /// caller arrived at is complete.
+  void cluster_wait(const char* what = "cluster.wait()") {
+    sim_thread& t = self();
+    cluster_state& c = *t.blk->cluster;
+    if (!t.cluster_arrived)
+      throw error("tilekit::sim: " + block_name(*t.blk) + ": thread " + std::to_string(t.rank) + " reaches " + what +
+                  " without a cluster.arrive_relaxed() before it");
+    t.cluster_arrived = false;
+    while (c.syncs == t.arrived_in) {
+      t.st = sim_thread::state::cluster_barrier;
+      t.waits_in = what;
+      switch_to_scheduler();
+    }
   }
 
   /// map_shared_rank: the address in block `rank` of the calling thread's cluster of what p
@@ -576,6 +602,9 @@ class runtime {
                   std::to_string(own.shared.size()) +
                   " bytes from ctx.shared); map the address of a variable in its own block's shared memory");
     block_state& target = *c.blocks[rank];
+    if (t.cluster_arrived)
+      throw error(who + "p, " + std::to_string(rank) + ") between cluster.arrive_relaxed() and cluster.wait(): the "
+                  "barrier orders no such access; map after the wait");
     if (rank != own.cluster_rank) {
       if (target.finished == target.threads.size())
         throw error(who + "p, " + std::to_string(rank) + "): " + block_name(target) + " (rank " + std::to_string(rank) +
@@ -712,10 +741,13 @@ class runtime {
       throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
                   " exited without reaching grid.sync(), where " + std::to_string(grid_at_barrier_) + " threads wait");
     cluster_state& c = *b.cluster;
+    if (t.cluster_arrived)
+      throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
+                  " exited after cluster.arrive_relaxed() without cluster.wait()");
     if (c.at_barrier > 0)
       throw error("tilekit::sim: " + block_name(b) + ": thread " + std::to_string(t.rank) +
                   " exited without reaching cluster.sync(), where " + std::to_string(c.at_barrier) + " of " +
-                  std::to_string(c.threads) + " threads of " + cluster_name(c) + " wait");
+                  std::to_string(c.threads) + " threads of " + cluster_name(c) + " have arrived");
     t.st = sim_thread::state::done;
     ++b.finished;
     ++c.exited;
@@ -807,7 +839,7 @@ class runtime {
           case sim_thread::state::done: s << "exited"; break;
           case sim_thread::state::barrier: s << "wait at the block barrier"; break;
           case sim_thread::state::grid_barrier: s << "wait in grid.sync()"; break;
-          case sim_thread::state::cluster_barrier: s << "wait in cluster.sync() of " << cluster_name(*b->cluster); break;
+          case sim_thread::state::cluster_barrier: s << "wait in " << (t.waits_in ? t.waits_in : "cluster.sync()") << " of " << cluster_name(*b->cluster); break;
           case sim_thread::state::collective: s << "wait in warp collective " << t.waits_in; break;
           case sim_thread::state::runnable: s << (t.spinning ? "spin on a load" : "runnable"); break;
         }

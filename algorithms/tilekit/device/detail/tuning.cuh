@@ -7,15 +7,33 @@
 namespace tilekit {
 
 /// The device-wide reduce.
-/// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS override (for measuring).
+/// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS / _CLUSTER_THREADS /
+/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES override (for measuring).
 struct reduce_tuning {
-  static constexpr unsigned threads = 256;
-  // Inputs of up to cluster_blocks chunks of wide_threads-thread blocks: one such block,
-  // or (GPUs with thread-block clusters) one cluster of cluster_blocks of them.
+  static constexpr unsigned threads = 256;  // the grid's blocks, and the one block of inputs up to their chunk
+  // Inputs of up to one chunk of wide_threads threads: one such block; up to what a cluster of
+  // cluster_blocks blocks of cluster_threads reads with cluster_vectors 16-byte loads a thread
+  // (GPUs with thread-block clusters, accumulators of at most cluster_item_bytes): one cluster.
+  // H100, int32 sums at 2^15-2^17 in one process (perf/results/2026-12-06-22-reduce-cluster):
+  // 512 threads and 8 vectors 5.02-5.44 us, 1024 and 8 5.38-5.63, 512 and 16 6.75-7.42 (and 2^18);
+  // 8-byte sums no faster in a cluster (1024 threads), ArgMin's keys 1.0-1.3 us slower.
   static constexpr unsigned wide_threads = 1024;
-  // H200, int32 sums at 2^15-2^18 (perf/results/2026-12-05-reduce-shapes): one block a
-  // multiprocessor forced, 2 vectors a thread, or clusters of 16 all within 0.2 us of this.
   static constexpr unsigned cluster_blocks = 8;
+#if defined(TILEKIT_REDUCE_CLUSTER_THREADS)
+  static constexpr unsigned cluster_threads = TILEKIT_REDUCE_CLUSTER_THREADS;
+#else
+  static constexpr unsigned cluster_threads = 512;
+#endif
+#if defined(TILEKIT_REDUCE_CLUSTER_VECTORS)
+  static constexpr unsigned cluster_vectors = TILEKIT_REDUCE_CLUSTER_VECTORS;
+#else
+  static constexpr unsigned cluster_vectors = 8;
+#endif
+#if defined(TILEKIT_REDUCE_CLUSTER_ITEM_BYTES)
+  static constexpr unsigned cluster_item_bytes = TILEKIT_REDUCE_CLUSTER_ITEM_BYTES;
+#else
+  static constexpr unsigned cluster_item_bytes = 4;
+#endif
 #if defined(TILEKIT_REDUCE_VECTORS)
   static constexpr unsigned vectors = TILEKIT_REDUCE_VECTORS;
 #else
