@@ -452,8 +452,8 @@ struct mod_1000_int {
 
 // The cluster's slices (GPUs with clusters; the simulator has them): every block busy or some
 // empty, slices cut short by a vector, the head and tail extras, inputs off their 16-byte
-// boundary, 1-byte items (16 a vector), an iterator (items one by one), and floats whose
-// result repeats bitwise.
+// boundary, 8-byte accumulators, ArgMin / ArgMax keys, 1-byte items (16 a vector), an iterator
+// (items one by one), and floats whose result repeats bitwise.
 BOOST_AUTO_TEST_CASE(cluster_slices) {
   using namespace tk_test;
   const auto launcher = ::backend::launcher();
@@ -480,6 +480,42 @@ BOOST_AUTO_TEST_CASE(cluster_slices) {
           BOOST_TEST(e == launcher.success);
           BOOST_TEST(out.to_host()[0] == int(want));
         }
+      }
+  }
+  {  // int64 (8-byte accumulators: 2 items a vector)
+    using L = long long;
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const L*, L, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t one_block = tilekit::detail::reduce_shape<const L*, wide>::chunk;
+    std::vector<L> data(std::size_t(most) + 8);
+    for (auto& x : data) x = static_cast<L>(g());
+    dbuf<L> in(data);
+    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 2, most, 2))
+      for (std::int64_t offset : {0, 1}) {
+        dbuf<L> out(1, poison<L>());
+        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, L(3));
+        std::uint64_t want = 3;  // (wrapping, as unsigned)
+        for (std::int64_t i = 0; i < n; ++i) want += std::uint64_t(data[std::size_t(offset + i)]);
+        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of int64, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
+          BOOST_TEST(e == launcher.success);
+          BOOST_TEST(std::uint64_t(out.to_host()[0]) == want);
+        }
+      }
+  }
+  {  // ArgMin / ArgMax of int and float (64-bit keys): many copies of the extremes, the first must win
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<tilekit::detail::keyed_input<false, const int*>,
+                                                                           unsigned long long, tilekit::minimum>(launcher.has_clusters());
+    const std::int64_t one_block = tilekit::detail::reduce_shape<const int*, wide>::chunk;
+    std::vector<int> few(std::size_t(most) + 4);
+    for (auto& x : few) x = int(g() % 50) - 25;
+    std::vector<float> floats(few.size());
+    for (auto& x : floats) x = float(int(g() % 2001) - 1000) * 0.25f;
+    for (std::int64_t n : {one_block + 1, 3 * one_block + 5, most - 3, most})
+      for (std::size_t skip : {std::size_t(0), std::size_t(1)}) {
+        if (n + std::int64_t(skip) > std::int64_t(few.size())) continue;
+        check_arg_extremum<false>(few, n, "int in a cluster", skip);
+        check_arg_extremum<true>(few, n, "int in a cluster", skip);
+        check_arg_extremum<false>(floats, n, "float in a cluster", skip);
+        check_arg_extremum<true>(floats, n, "float in a cluster", skip);
       }
   }
   {  // uint8 into unsigned

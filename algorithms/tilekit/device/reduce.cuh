@@ -30,7 +30,7 @@
 // call's tag, but each finds the slots its predecessor cleared).
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
 // reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs a
-// cluster of 8 blocks reads in one pass (accumulators of at most 4 bytes, GPUs with clusters) are
+// cluster of 8 blocks reads in one pass (accumulators of at most 8 bytes, GPUs with clusters) are
 // one cluster's, which meets in block 0's shared memory (reduce_cluster_kernel); neither needs
 // temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.

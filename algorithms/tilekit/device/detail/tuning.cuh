@@ -15,8 +15,9 @@ struct reduce_tuning {
   // cluster_blocks blocks of cluster_threads reads with cluster_vectors 16-byte loads a thread
   // (GPUs with thread-block clusters, accumulators of at most cluster_item_bytes): one cluster.
   // H100, int32 sums at 2^15-2^17 in one process (perf/results/2026-12-06-22-reduce-cluster):
-  // 512 threads and 8 vectors 5.02-5.44 us, 1024 and 8 5.38-5.63, 512 and 16 6.75-7.42 (and 2^18);
-  // 8-byte sums no faster in a cluster (1024 threads), ArgMin's keys 1.0-1.3 us slower.
+  // 512 threads and 8 vectors 5.02-5.44 us, 1024 and 8 5.38-5.63, 512 and 16 6.75-7.42 (and 2^18).
+  // 8-byte accumulators: at 1024 threads no faster (ArgMin's keys 1.0-1.3 us slower); at 512,
+  // int64 / double sums at 2^14-2^16 and ArgMin at 2^15-2^16 5-12% faster than the grid.
   static constexpr unsigned wide_threads = 1024;
   static constexpr unsigned cluster_blocks = 8;
 #if defined(TILEKIT_REDUCE_CLUSTER_THREADS)
@@ -32,7 +33,7 @@ struct reduce_tuning {
 #if defined(TILEKIT_REDUCE_CLUSTER_ITEM_BYTES)
   static constexpr unsigned cluster_item_bytes = TILEKIT_REDUCE_CLUSTER_ITEM_BYTES;
 #else
-  static constexpr unsigned cluster_item_bytes = 4;
+  static constexpr unsigned cluster_item_bytes = 8;
 #endif
 #if defined(TILEKIT_REDUCE_VECTORS)
   static constexpr unsigned vectors = TILEKIT_REDUCE_VECTORS;
