@@ -468,13 +468,14 @@ struct reduce_slice {
   /// @pre count <= Units x Threads
   TILEKIT_EXEC_CHECK_DISABLE
   TILEKIT_HD unsigned fold(unsigned rank, unsigned first, unsigned count, bool extras, T& acc, bool& have) const {
+    // The thread's units: first + rank + j x Threads for j < mine.
+    const unsigned mine = rank < count ? (count - rank + Threads - 1) / Threads : 0u;
     if constexpr (shape::vectors) {
       using V = value_of<typename source::pointer>;
       const unsigned whole = units(), rest = extras ? head + (n - head) % vec : 0u;
-      // The thread's vectors j < mine, at p + j x Threads x vec: one pointer, constant offsets (a
-      // 1024-thread block's 8 warps a scheduler issue every instruction a thread runs 8 times:
-      // indices recomputed a vector took the cluster 0.6 us over a bare kernel on the H100).
-      const unsigned mine = rank < count ? (count - rank + Threads - 1) / Threads : 0u;
+      // The vectors at p + j x Threads x vec: one pointer, constant offsets (a 1024-thread
+      // block's 8 warps a scheduler issue every instruction a thread runs 8 times: indices
+      // recomputed a vector took the cluster 0.6 us over a bare kernel on the H100).
       const V* const p = source::base(in) + head + count_t(first + (rank < count ? rank : 0u)) * vec;
       vector_of<V, vec> v[Units];
       TILEKIT_UNROLL
@@ -529,7 +530,6 @@ struct reduce_slice {
       return with_items < Threads ? with_items : Threads;
     } else {
       using X = value_of<In>;
-      const unsigned mine = rank < count ? (count - rank + Threads - 1) / Threads : 0u;  // items first + rank + k x Threads, k < mine
       X x[Units];
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Units; ++k)
