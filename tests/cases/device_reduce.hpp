@@ -450,6 +450,38 @@ struct mod_1000_int {
   TILEKIT_HD int operator[](std::int64_t i) const { return int((base + i) % 1000); }
 };
 
+/// Sizes around a cluster's slices, for inputs of vec items a 16-byte load (1: an iterator): past one
+/// 1024-thread block's chunk, around one load a thread of every block of the cluster and a few, up to the most.
+inline std::vector<std::int64_t> cluster_sizes(std::int64_t one_block, std::int64_t most, std::int64_t vec) {
+  const std::int64_t round = std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * vec;
+  return {one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
+          2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
+}
+
+/// Sums of T items (make(g) each) into Acc from init, at cluster_sizes from each offset, against a host sum.
+template <class T, class Acc, class Make>
+void check_cluster_sums(const char* what, Make make, Acc init, std::initializer_list<std::int64_t> offsets, std::mt19937_64& g) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher();
+  const std::int64_t most = tilekit::detail::reduce_storage_free_items<const T*, Acc, tilekit::plus>(launcher.has_clusters());
+  const std::int64_t one_block = tilekit::detail::reduce_shape<const T*, tilekit::reduce_tuning::wide_threads>::chunk;
+  std::vector<T> data(std::size_t(most) + 16);
+  for (auto& x : data) x = make(g);
+  dbuf<T> in(data);
+  for (std::int64_t n : cluster_sizes(one_block, most, std::int64_t(16 / sizeof(T))))
+    for (std::int64_t offset : offsets) {
+      dbuf<Acc> out(1, poison<Acc>());
+      const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, init);
+      Acc want = init;
+      for (std::int64_t i = 0; i < n; ++i) want += Acc(data[std::size_t(offset + i)]);
+      BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of " << what << ", n=" << n << " offset=" << offset
+                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        BOOST_TEST(out.to_host()[0] == want);
+      }
+    }
+}
+
 // The cluster's slices (GPUs with clusters; the simulator has them): every block busy or some
 // empty, slices cut short by a vector, the head and tail extras, inputs off their 16-byte
 // boundary, 8-byte accumulators, ArgMin / ArgMax keys, 1-byte items (16 a vector), an iterator
@@ -459,48 +491,11 @@ BOOST_AUTO_TEST_CASE(cluster_slices) {
   const auto launcher = ::backend::launcher();
   auto g = rng_for(next_salt());
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
-  // Items of one 16-byte load a thread of every block of a cluster, and around it.
-  const auto sizes = [&](std::int64_t one_block, std::int64_t round, std::int64_t most, std::int64_t vec) {
-    return std::vector<std::int64_t>{one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
-                                     2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
-  };
-  {  // int32
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(launcher.has_clusters());
-    const std::int64_t one_block = tilekit::detail::reduce_shape<const int*, wide>::chunk;
-    std::vector<int> data(std::size_t(most) + 8);
-    for (auto& x : data) x = int(g() % 2001) - 1000;
-    dbuf<int> in(data);
-    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 4, most, 4))
-      for (std::int64_t offset : {0, 1, 3}) {
-        dbuf<int> out(1, poison<int>());
-        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, 5);
-        long long want = 5;
-        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(offset + i)];
-        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of int, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
-          BOOST_TEST(e == launcher.success);
-          BOOST_TEST(out.to_host()[0] == int(want));
-        }
-      }
-  }
-  {  // int64 (8-byte accumulators: 2 items a vector)
-    using L = long long;
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const L*, L, tilekit::plus>(launcher.has_clusters());
-    const std::int64_t one_block = tilekit::detail::reduce_shape<const L*, wide>::chunk;
-    std::vector<L> data(std::size_t(most) + 8);
-    for (auto& x : data) x = static_cast<L>(g() >> 24) - (L(1) << 39);  // 40 bits: sums of 2^16 stay far from overflow
-    dbuf<L> in(data);
-    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 2, most, 2))
-      for (std::int64_t offset : {0, 1}) {
-        dbuf<L> out(1, poison<L>());
-        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, L(3));
-        L want = 3;
-        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(offset + i)];
-        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of int64, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
-          BOOST_TEST(e == launcher.success);
-          BOOST_TEST(out.to_host()[0] == want);
-        }
-      }
-  }
+  check_cluster_sums<int>("int", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5, {0, 1, 3}, g);
+  // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of 2^16 stay far from overflow.
+  check_cluster_sums<long long>("int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
+                                3ll, {0, 1}, g);
+  check_cluster_sums<unsigned char>("uint8", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0u, {0, 5, 15}, g);
   {  // ArgMin / ArgMax of int and float (64-bit keys): many copies of the extremes, the first must win
     const std::int64_t most = tilekit::detail::reduce_storage_free_items<tilekit::detail::keyed_input<false, const int*>,
                                                                            unsigned long long, tilekit::minimum>(launcher.has_clusters());
@@ -518,29 +513,10 @@ BOOST_AUTO_TEST_CASE(cluster_slices) {
         check_arg_extremum<true>(floats, n, "float in a cluster", skip);
       }
   }
-  {  // uint8 into unsigned
-    using U = unsigned char;
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const U*, unsigned, tilekit::plus>(launcher.has_clusters());
-    const std::int64_t one_block = tilekit::detail::reduce_shape<const U*, wide>::chunk;
-    std::vector<U> data(std::size_t(most) + 16);
-    for (auto& x : data) x = U(g());
-    dbuf<U> in(data);
-    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * 16, most, 16))
-      for (std::int64_t offset : {0, 5, 15}) {
-        dbuf<unsigned> out(1, poison<unsigned>());
-        const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, 0u);
-        unsigned want = 0;
-        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(offset + i)];
-        BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of uint8, n=" << n << " offset=" << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
-          BOOST_TEST(e == launcher.success);
-          BOOST_TEST(out.to_host()[0] == want);
-        }
-      }
-  }
   {  // an iterator of int
     const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, int, tilekit::plus>(launcher.has_clusters());
     const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
-    for (std::int64_t n : sizes(one_block, std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads, most, 1)) {
+    for (std::int64_t n : cluster_sizes(one_block, most, 1)) {
       dbuf<int> out(1, poison<int>());
       const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0);
       BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of an iterator, n=" << n) {
