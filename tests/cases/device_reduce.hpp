@@ -18,10 +18,9 @@ namespace tk_test {
 template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
-/// Runs the two-phase protocol through the backend's launcher; returns the error.
-template <class In, class Out, class T, class Op>
-auto run_device_reduce(In in, std::int64_t n, Out out, Op op, T init) {
-  const auto launcher = ::backend::launcher();
+/// Runs the two-phase protocol through launcher (by default the backend's); returns the error.
+template <class In, class Out, class T, class Op, class Launcher = decltype(::backend::launcher())>
+auto run_device_reduce(In in, std::int64_t n, Out out, Op op, T init, const Launcher& launcher = ::backend::launcher()) {
   std::size_t bytes = 0;
   auto e = tilekit::device_reduce(launcher, nullptr, bytes, in, n, out, op, init);
   BOOST_REQUIRE(e == launcher.success);
@@ -92,8 +91,9 @@ void check_device_reduce_type(Op op, T init, const char* what) {
 /// (skip > 0: an input that starts off a 16-byte boundary), through device_arg_extremum (4-byte
 /// integers and floats: a minimum of 64-bit keys) and, for those, also through the generic dispatch
 /// over arg_items (what other types and inputs of 2^31 items or more take).
-template <bool Max, class T>
-void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what, std::size_t skip = 0) {
+template <bool Max, class T, class Launcher = decltype(::backend::launcher())>
+void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::string& what, std::size_t skip = 0,
+                        const Launcher& launcher = ::backend::launcher()) {
   T want = Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
   std::int64_t at = 1;  // CUB's answer for an empty input
   for (std::int64_t i = 0; i < n; ++i) {
@@ -109,8 +109,7 @@ void check_arg_extremum(const std::vector<T>& data, std::int64_t n, const std::s
       if (path == 1)
         return run_device_reduce(tilekit::detail::indexed_input<const T*>{in.data() + skip}, n,
                                  tilekit::detail::arg_output<Max, T, T*, std::int64_t*>{value.data(), index.data()},
-                                 tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>());
-      const auto launcher = ::backend::launcher();
+                                 tilekit::detail::arg_extremum<Max>{}, tilekit::detail::arg_identity<Max, T>(), launcher);
       std::size_t bytes = 0;
       auto r = tilekit::device_arg_extremum<Max>(launcher, nullptr, bytes, in.data() + skip, n, value.data(), index.data());
       BOOST_REQUIRE(r == launcher.success);
@@ -175,7 +174,7 @@ void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const cha
   // the others still work (a stale total would be taken then).
   const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk);
   const std::size_t wide = std::size_t(tilekit::detail::reduce_storage_free_items<const std::uint64_t*, std::uint64_t, tilekit::plus>(
-      launcher.has_clusters()));
+      tilekit::detail::reduce_cluster_blocks<const std::uint64_t*, std::uint64_t, tilekit::plus>(launcher)));
   const std::size_t max_n = std::max(::backend::device_max_items(), wide + 8 * chunk);
   std::size_t bytes = 0;
   BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
@@ -406,12 +405,13 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
     }
 }
 
-// Inputs that one 1024-thread block, or one cluster of them (items of at most 4 bytes), reads whole
+// Inputs that one 1024-thread block, or one cluster (accumulators of at most 8 bytes), reads whole
 // need no temporary storage (the size query's single byte; the allocating forms allocate nothing);
-// one item more takes the tagged hand-off and its slots.
-BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
+// one item more takes the tagged hand-off and its slots. `blocks`: the cluster launcher's device
+// runs (8 or 16; 0: none).
+template <class Launcher>
+void check_storage_free(const Launcher& launcher, unsigned blocks) {
   using namespace tk_test;
-  const auto launcher = ::backend::launcher();
   auto check = [&](auto zero, std::int64_t n, bool wants_storage) {
     using T = decltype(zero);
     std::vector<T> h(static_cast<std::size_t>(n));
@@ -430,17 +430,36 @@ BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
   };
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
-  const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(launcher.has_clusters());
-  const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(launcher.has_clusters());
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == blocks);
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) == blocks);
+  const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(blocks);
+  const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks);
   BOOST_TEST(ints >= one_wide);
-  if (launcher.has_clusters())  // a cluster: cluster_vectors 16-byte loads (4 ints) a thread of each of its blocks
-    BOOST_TEST(ints == std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads *
-                           tilekit::reduce_tuning::cluster_vectors * 4);
+  if (blocks > 0) {  // a cluster: cluster_vectors 16-byte loads (4 ints, 2 longs) a thread of each of its blocks
+    BOOST_TEST(ints == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 4);
+    BOOST_TEST(longs == ints / 2);
+  }
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
   check(0, ints, false);
   check(0, ints + 1, true);
   check(0ll, longs, false);
   check(0ll, longs + 1, true);
+}
+
+/// The launchers whose clusters the tests cover, with the cluster blocks each runs: the
+/// backend's (the simulator's 4 multiprocessors: 8 blocks; an sm_90 GPU: 16); in the simulator
+/// also one of 16 multiprocessors (16 blocks).
+template <class F>
+void for_cluster_launchers(F f) {
+  const auto launcher = ::backend::launcher();
+  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher);
+  f(launcher, blocks);
+  if (blocks == tilekit::reduce_tuning::cluster_blocks && ::backend::name == std::string("sim"))
+    f(::backend::launcher_with_sms(16), tilekit::reduce_tuning::wide_cluster_blocks);
+}
+
+BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
+  for_cluster_launchers([](const auto& launcher, unsigned blocks) { check_storage_free(launcher, blocks); });
 }
 
 /// Items (base + i) % 1000 as int: an iterator (the reduce reads it item by item) of 4-byte items.
@@ -452,53 +471,63 @@ struct mod_1000_int {
 
 /// Sizes around a cluster's slices, for inputs of vec items a 16-byte load (1: an iterator): past one
 /// 1024-thread block's chunk, around one load a thread of every block of the cluster and a few, up to the most.
-inline std::vector<std::int64_t> cluster_sizes(std::int64_t one_block, std::int64_t most, std::int64_t vec) {
-  const std::int64_t round = std::int64_t(tilekit::reduce_tuning::cluster_blocks) * tilekit::reduce_tuning::cluster_threads * vec;
-  return {one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
-          2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
+/// `blocks`: the cluster's (where a cluster of 16 takes inputs past 8 blocks' reach, also around that).
+inline std::vector<std::int64_t> cluster_sizes(std::int64_t one_block, std::int64_t most, std::int64_t vec, unsigned blocks) {
+  const std::int64_t round = std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * vec;
+  std::vector<std::int64_t> sizes = {one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
+                                     2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
+  if (blocks == tilekit::reduce_tuning::wide_cluster_blocks) {
+    const std::int64_t eight = most / (blocks / tilekit::reduce_tuning::cluster_blocks);  // 8 blocks' reach
+    for (std::int64_t n : {eight - 1, eight, eight + 1, eight + vec + 1, eight + round - 1})
+      if (n > one_block && n <= most) sizes.push_back(n);
+  }
+  return sizes;
 }
 
 /// Sums of T items (make(g) each) into Acc from init, at cluster_sizes from each offset, against a host sum.
-template <class T, class Acc, class Make>
-void check_cluster_sums(const char* what, Make make, Acc init, std::initializer_list<std::int64_t> offsets, std::mt19937_64& g) {
+template <class T, class Acc, class Make, class Launcher>
+void check_cluster_sums(const Launcher& launcher, unsigned blocks, const char* what, Make make, Acc init,
+                        std::initializer_list<std::int64_t> offsets, std::mt19937_64& g) {
   using namespace tk_test;
-  const auto launcher = ::backend::launcher();
-  const std::int64_t most = tilekit::detail::reduce_storage_free_items<const T*, Acc, tilekit::plus>(launcher.has_clusters());
+  const std::int64_t most = tilekit::detail::reduce_storage_free_items<const T*, Acc, tilekit::plus>(blocks);
   const std::int64_t one_block = tilekit::detail::reduce_shape<const T*, tilekit::reduce_tuning::wide_threads>::chunk;
   std::vector<T> data(std::size_t(most) + 16);
   for (auto& x : data) x = make(g);
   dbuf<T> in(data);
-  for (std::int64_t n : cluster_sizes(one_block, most, std::int64_t(16 / sizeof(T))))
+  for (std::int64_t n : cluster_sizes(one_block, most, std::int64_t(16 / sizeof(T)), blocks))
     for (std::int64_t offset : offsets) {
       dbuf<Acc> out(1, poison<Acc>());
-      const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, init);
+      const auto e = run_device_reduce(in.data() + offset, n, out.data(), tilekit::plus{}, init, launcher);
       Acc want = init;
       for (std::int64_t i = 0; i < n; ++i) want += Acc(data[std::size_t(offset + i)]);
-      BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of " << what << ", n=" << n << " offset=" << offset
-                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      BOOST_TEST_CONTEXT(::backend::name << " cluster of " << blocks << " reduce of " << what << ", n=" << n << " offset="
+                                         << offset << ", TILEKIT_TEST_SEED=" << base_seed()) {
         BOOST_TEST(e == launcher.success);
         BOOST_TEST(out.to_host()[0] == want);
       }
     }
 }
 
-// The cluster's slices (GPUs with clusters; the simulator has them): every block busy or some
-// empty, slices cut short by a vector, the head and tail extras, inputs off their 16-byte
-// boundary, 8-byte accumulators, ArgMin / ArgMax keys, 1-byte items (16 a vector), an iterator
-// (items one by one), and floats whose result repeats bitwise.
-BOOST_AUTO_TEST_CASE(cluster_slices) {
+// The slices of a cluster of `blocks` (GPUs with clusters; the simulator has them): every block
+// busy or some empty, slices cut short by a vector, the head and tail extras, inputs off their
+// 16-byte boundary, 8-byte accumulators, ArgMin / ArgMax keys, 1-byte items (16 a vector), an
+// iterator (items one by one), floats whose result repeats bitwise, and (16 blocks) the sizes
+// around 8 blocks' reach.
+template <class Launcher>
+void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt19937_64& g) {
   using namespace tk_test;
-  const auto launcher = ::backend::launcher();
-  auto g = rng_for(next_salt());
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
-  check_cluster_sums<int>("int", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5, {0, 1, 3}, g);
+  check_cluster_sums<int>(launcher, blocks, "int", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5, {0, 1, 3}, g);
   // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of 2^16 stay far from overflow.
-  check_cluster_sums<long long>("int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
+  check_cluster_sums<long long>(launcher, blocks, "int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
                                 3ll, {0, 1}, g);
-  check_cluster_sums<unsigned char>("uint8", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0u, {0, 5, 15}, g);
+  check_cluster_sums<unsigned char>(launcher, blocks, "uint8", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0u, {0, 5, 15}, g);
   {  // ArgMin / ArgMax of int and float (64-bit keys): many copies of the extremes, the first must win
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<tilekit::detail::keyed_input<false, const int*>,
-                                                                           unsigned long long, tilekit::minimum>(launcher.has_clusters());
+    // (the keys' fold is the costly one: at most 8 blocks, also where the device runs 16)
+    using keyed = tilekit::detail::keyed_input<false, const int*>;
+    const unsigned arg_blocks = tilekit::detail::reduce_cluster_blocks<keyed, unsigned long long, tilekit::minimum>(launcher);
+    BOOST_TEST(arg_blocks == std::min(blocks, tilekit::reduce_tuning::cluster_blocks));
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<keyed, unsigned long long, tilekit::minimum>(arg_blocks);
     const std::int64_t one_block = tilekit::detail::reduce_shape<const int*, wide>::chunk;
     std::vector<int> few(std::size_t(most) + 4);
     for (auto& x : few) x = int(g() % 50) - 25;
@@ -507,36 +536,42 @@ BOOST_AUTO_TEST_CASE(cluster_slices) {
     for (std::int64_t n : {one_block + 1, 3 * one_block + 5, most - 3, most})
       for (std::size_t skip : {std::size_t(0), std::size_t(1)}) {
         if (n + std::int64_t(skip) > std::int64_t(few.size())) continue;
-        check_arg_extremum<false>(few, n, "int in a cluster", skip);
-        check_arg_extremum<true>(few, n, "int in a cluster", skip);
-        check_arg_extremum<false>(floats, n, "float in a cluster", skip);
-        check_arg_extremum<true>(floats, n, "float in a cluster", skip);
+        const std::string where = " in a cluster of " + std::to_string(blocks);
+        check_arg_extremum<false>(few, n, "int" + where, skip, launcher);
+        check_arg_extremum<true>(few, n, "int" + where, skip, launcher);
+        check_arg_extremum<false>(floats, n, "float" + where, skip, launcher);
+        check_arg_extremum<true>(floats, n, "float" + where, skip, launcher);
       }
   }
   {  // an iterator of int
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, int, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, int, tilekit::plus>(blocks);
     const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
-    for (std::int64_t n : cluster_sizes(one_block, most, 1)) {
+    for (std::int64_t n : cluster_sizes(one_block, most, 1, blocks)) {
       dbuf<int> out(1, poison<int>());
-      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0);
-      BOOST_TEST_CONTEXT(::backend::name << " cluster reduce of an iterator, n=" << n) {
+      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0, launcher);
+      BOOST_TEST_CONTEXT(::backend::name << " cluster of " << blocks << " reduce of an iterator, n=" << n) {
         BOOST_TEST(e == launcher.success);
         BOOST_TEST(out.to_host()[0] == int(mod_1000_sum(n)));
       }
     }
   }
   {  // floats: the same bits run after run
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(launcher.has_clusters());
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(blocks);
     const std::vector<float> data = random_vector<float>(std::size_t(most), g);
     dbuf<float> in(data), a(1, poison<float>()), b(1, poison<float>());
     const std::int64_t n = most - 5;
-    BOOST_TEST(run_device_reduce(in.data(), n, a.data(), tilekit::plus{}, 0.0f) == launcher.success);
-    BOOST_TEST(run_device_reduce(in.data(), n, b.data(), tilekit::plus{}, 0.0f) == launcher.success);
+    BOOST_TEST(run_device_reduce(in.data(), n, a.data(), tilekit::plus{}, 0.0f, launcher) == launcher.success);
+    BOOST_TEST(run_device_reduce(in.data(), n, b.data(), tilekit::plus{}, 0.0f, launcher) == launcher.success);
     double want = 0, scale = 0;
     for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)], scale += std::fabs(double(data[std::size_t(i)]));
     BOOST_TEST(close_to(a.to_host()[0], want, scale), "got " << show(a.to_host()[0]) << ", want " << want);
     BOOST_TEST(same_value(a.to_host()[0], b.to_host()[0]), "two runs differ: " << show(a.to_host()[0]) << " vs " << show(b.to_host()[0]));
   }
+}
+
+BOOST_AUTO_TEST_CASE(cluster_slices) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  for_cluster_launchers([&](const auto& launcher, unsigned blocks) { check_cluster_slices(launcher, blocks, g); });
 }
 
 BOOST_AUTO_TEST_CASE(invalid_arguments_write_nothing) {

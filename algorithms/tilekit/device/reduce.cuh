@@ -31,8 +31,9 @@
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
 // reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs a
 // cluster of 8 blocks reads in one pass (accumulators of at most 8 bytes, GPUs with clusters) are
-// one cluster's, which meets in block 0's shared memory (reduce_cluster_kernel); neither needs
-// temporary storage.
+// one cluster's, which meets in block 0's shared memory (reduce_cluster_kernel), and so are inputs
+// up to twice that on a device that runs a cluster of 16 blocks (sm_90's non-portable size);
+// neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
@@ -631,14 +632,41 @@ struct reduce_cluster_kernel {
 template <class T, class Op>
 inline constexpr bool reduce_clusters_fit_v = !is_arg_extremum_v<Op> && sizeof(T) <= reduce_tuning::cluster_item_bytes;
 
+/// The largest cluster device_reduce of In into T under Op takes on launcher's device: 0 where
+/// none (no clusters, or accumulators that do not fit), reduce_tuning::wide_cluster_blocks where
+/// the device runs a cluster of that many blocks, else reduce_tuning::cluster_blocks; ArgMin /
+/// ArgMax keys (keyed_input) 8 at most: their fold is the costly one, and 16 blocks were up to 7%
+/// slower than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
+/// (Asked of an int sum's kernel, whatever the call's: any input or operator may lack a default
+/// constructor, and every cluster kernel takes one block of cluster_threads a multiprocessor and
+/// little shared memory; what decides is the device: its GPCs' multiprocessors, MIG, other work.)
+template <class In, class T, class Op, class Launcher>
+unsigned reduce_cluster_blocks(const Launcher& launcher) {
+  if constexpr (!reduce_clusters_fit_v<T, Op>) {
+    return 0;
+  } else {
+    if (!launcher.has_clusters()) return 0;
+    if constexpr (is_keyed_input_v<In>) return reduce_tuning::cluster_blocks;
+    constexpr unsigned wide = reduce_tuning::wide_cluster_blocks, threads = reduce_tuning::cluster_threads;
+    using probe_t = reduce_cluster_kernel<wide, threads, const int*, int*, int, plus>;
+    return launcher.max_clusters(probe_t{}, wide, threads, sizeof(typename probe_t::shared_t)) > 0 ? wide
+                                                                                                 : reduce_tuning::cluster_blocks;
+  }
+}
+
 /// The most items device_reduce of In into T under Op reads without temporary storage: one
-/// block's chunk, or (GPUs with clusters, where the accumulator fits) one cluster's.
+/// block's chunk, or where the device runs clusters of cluster_blocks (reduce_cluster_blocks;
+/// 0: none) and the accumulator fits, one such cluster's.
 template <class In, class T, class Op>
-constexpr count_t reduce_storage_free_items(bool clusters) {
-  constexpr unsigned wide = reduce_tuning::wide_threads;
+constexpr count_t reduce_storage_free_items(unsigned cluster_blocks) {
+  constexpr unsigned wide = reduce_tuning::wide_threads, threads = reduce_tuning::cluster_threads;
   if (!is_arg_extremum_v<Op>) {  // (arg_items: one block of reduce_tuning::threads at most)
-    if (clusters && reduce_clusters_fit_v<T, Op>)
-      return reduce_cluster_kernel<reduce_tuning::cluster_blocks, reduce_tuning::cluster_threads, In, T*, T, Op>::max_items;
+    if constexpr (reduce_clusters_fit_v<T, Op>) {
+      if (cluster_blocks == reduce_tuning::wide_cluster_blocks)
+        return reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, threads, In, T*, T, Op>::max_items;
+      if (cluster_blocks == reduce_tuning::cluster_blocks)
+        return reduce_cluster_kernel<reduce_tuning::cluster_blocks, threads, In, T*, T, Op>::max_items;
+    }
     return reduce_shape<In, wide>::chunk;
   }
   return reduce_shape<In, reduce_tuning::threads>::chunk;
@@ -713,10 +741,13 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   // barrier before them), where an empty launch takes 3.1.
   using one_t = detail::reduce_one_block_kernel<threads, In, Out, T, Op>;
   using wide_one_t = detail::reduce_one_block_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
-  using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, reduce_tuning::cluster_threads, In, Out, T, Op>;
+  constexpr unsigned cluster_threads = reduce_tuning::cluster_threads;
+  using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, cluster_threads, In, Out, T, Op>;
+  using wide_cluster_t = detail::reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, cluster_threads, In, Out, T, Op>;
   constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_clusters_fit_v<T, Op>;
   const detail::count_t one_block = widens ? wide_one_t::shape::chunk : one_t::shape::chunk;
-  const detail::count_t storage_free = detail::reduce_storage_free_items<In, T, Op>(launcher.has_clusters());
+  const unsigned cluster_blocks = n > one_block ? detail::reduce_cluster_blocks<In, T, Op>(launcher) : 0u;
+  const detail::count_t storage_free = detail::reduce_storage_free_items<In, T, Op>(cluster_blocks);
   const bool cluster = n > one_block && n <= storage_free;  // (storage_free is one block's where no cluster applies)
   // Storage for the totals of at most n / chunk + 2 blocks (whatever the alignment), none
   // where one block or cluster reads everything: then the call needs no temporary storage
@@ -740,12 +771,21 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
       return launcher.run(1, wide, wide_one_t{{in, unsigned(n), unsigned(head), op}, out, init}, sizeof(reduce_storage<T, wide>));
     if constexpr (clusters_fit) {
       if (cluster) {
-        constexpr unsigned cluster_threads = reduce_tuning::cluster_threads;
         const typename cluster_t::slice_t slice{in, unsigned(n), unsigned(head), op};
-        const unsigned per_cluster = reduce_tuning::cluster_blocks * cluster_threads;  // units a round of every thread takes
-        const unsigned per_block = (slice.units() + per_cluster - 1) / per_cluster * cluster_threads;
+        // Units of a block's slice: the fewest whole multiples of cluster_threads that cover the
+        // input with `blocks` blocks (units a round of every thread: blocks x cluster_threads).
+        auto per_block = [&](unsigned blocks) {
+          const unsigned per_cluster = blocks * cluster_threads, units = (slice.units() + per_cluster - 1) / per_cluster * cluster_threads;
+          return units > 0 ? units : cluster_threads;
+        };
+        // 8 blocks where they read it all: 16 were 0.2 us slower at 2^15-2^16 int32 sums and no
+        // faster at 2^17, and 3-8% faster than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
+        if (n > cluster_t::max_items)
+          return launcher.run_cluster(reduce_tuning::wide_cluster_blocks, reduce_tuning::wide_cluster_blocks, cluster_threads,
+                                      wide_cluster_t{slice, per_block(reduce_tuning::wide_cluster_blocks), out, init},
+                                      sizeof(typename wide_cluster_t::shared_t));
         return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, cluster_threads,
-                                    cluster_t{slice, per_block > 0 ? per_block : cluster_threads, out, init},
+                                    cluster_t{slice, per_block(reduce_tuning::cluster_blocks), out, init},
                                     sizeof(typename cluster_t::shared_t));
       }
     }

@@ -20,6 +20,10 @@ struct reduce_tuning {
   // int64 / double sums at 2^14-2^16 and ArgMin at 2^15-2^16 5-12% faster than the grid.
   static constexpr unsigned wide_threads = 1024;
   static constexpr unsigned cluster_blocks = 8;
+  // Past 8 blocks' reach, up to twice it, a cluster of 16 where the device runs one (sm_90's
+  // non-portable size): H100, int32 sums at 3 x 2^16 / 2^18 5.82 / 6.02 us against 6.21 / 6.24
+  // for the grid, int64 at 2^17 6.37 against 6.53 (perf/results/2026-12-06-23-wide-cluster).
+  static constexpr unsigned wide_cluster_blocks = 16;
 #if defined(TILEKIT_REDUCE_CLUSTER_THREADS)
   static constexpr unsigned cluster_threads = TILEKIT_REDUCE_CLUSTER_THREADS;
 #else
