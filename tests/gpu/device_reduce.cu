@@ -175,28 +175,33 @@ BOOST_AUTO_TEST_CASE(half_sums_exactly) {
   }
 }
 
+// Captured into a graph and replayed: the grid's tagged hand-off (300000 ints) and, where the
+// device runs one, the cluster of 16 blocks (200000 ints: the launch sets the kernel's
+// non-portable cluster size during the capture).
 BOOST_AUTO_TEST_CASE(under_graph_capture) {
-  std::vector<int> h(300000, 3);
-  tk_test::device_buffer<int> in(h), out(1, tk_test::poison<int>());
-  cudaStream_t stream;
-  TK_CUDA_CHECK(cudaStreamCreate(&stream));
-  std::size_t bytes = 0;
-  BOOST_TEST(tilekit::cub::DeviceReduce::Sum(nullptr, bytes, in.data(), out.data(), int(h.size()), stream) == cudaSuccess);
-  void* temp = nullptr;
-  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
-  cudaGraph_t graph;
-  TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  BOOST_TEST(tilekit::cub::DeviceReduce::Sum(temp, bytes, in.data(), out.data(), int(h.size()), stream) == cudaSuccess);
-  TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec;
-  TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  for (int i = 0; i < 3; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));  // replays reuse the temp storage
-  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
-  BOOST_TEST(out.to_host()[0] == 900000);
-  TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
-  TK_CUDA_CHECK(cudaGraphDestroy(graph));
-  TK_CUDA_CHECK(cudaFree(temp));
-  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+  for (int n : {300000, 200000}) {
+    std::vector<int> h(std::size_t(n), 3);
+    tk_test::device_buffer<int> in(h), out(1, tk_test::poison<int>());
+    cudaStream_t stream;
+    TK_CUDA_CHECK(cudaStreamCreate(&stream));
+    std::size_t bytes = 0;
+    BOOST_TEST(tilekit::cub::DeviceReduce::Sum(nullptr, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
+    void* temp = nullptr;
+    TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
+    cudaGraph_t graph;
+    TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    BOOST_TEST(tilekit::cub::DeviceReduce::Sum(temp, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
+    TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec;
+    TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int i = 0; i < 3; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));  // replays reuse the temp storage
+    TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    BOOST_TEST(out.to_host()[0] == 3 * n, "n=" << n);
+    TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
+    TK_CUDA_CHECK(cudaGraphDestroy(graph));
+    TK_CUDA_CHECK(cudaFree(temp));
+    TK_CUDA_CHECK(cudaStreamDestroy(stream));
+  }
 }
 
 // ---- one launch, no memset: the slots' tags across calls, graph replays and streams
