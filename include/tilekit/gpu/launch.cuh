@@ -90,6 +90,19 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
 }
 // An ordinary launch of body with launch attributes (cudaLaunchKernelEx): the cluster shape
 // of launch_cluster, the dependent launch of gpu_launcher::zero_then_run, or both.
+// Lets body's kernel run in clusters of more than 8 blocks (cudaFuncAttributeNonPortableClusterSizeAllowed),
+// once a device (the first 64; others every time): an attribute set on every launch cost each
+// launch a driver call.
+template <class Body>
+cudaError_t allow_non_portable_clusters() {
+  static std::atomic<unsigned long long> allowed{0};  // bit d: set on device d
+  int device = -1;
+  const bool known = cudaGetDevice(&device) == cudaSuccess && device >= 0 && device < 64;
+  if (known && ((allowed.load(std::memory_order_relaxed) >> device) & 1u)) return cudaSuccess;
+  const cudaError_t e = cudaFuncSetAttribute(&body_kernel<Body, grid_launch::ordinary>, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (e == cudaSuccess && known) allowed.fetch_or(1ull << device, std::memory_order_relaxed);
+  return e;
+}
 template <class Body, std::size_t Count>
 cudaError_t launch_with(const cudaLaunchAttribute (&attributes)[Count], dim3 grid, dim3 block, cudaStream_t stream,
                         const Body& body, std::size_t shared_bytes) {
@@ -176,10 +189,7 @@ cudaError_t launch_cluster(dim3 grid, dim3 block, dim3 cluster, cudaStream_t str
   if (blocks == 0 || blocks > 16 || grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
     return cudaErrorInvalidValue;
   if (blocks > 8)
-    if (cudaError_t e = cudaFuncSetAttribute(&detail::body_kernel<Body, grid_launch::ordinary>,
-                                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        e != cudaSuccess)
-      return e;
+    if (cudaError_t e = detail::allow_non_portable_clusters<Body>(); e != cudaSuccess) return e;
   return detail::launch_with(detail::cluster_attribute(cluster), grid, block, stream, body, shared_bytes);
 }
 
@@ -274,9 +284,7 @@ struct gpu_launcher {
       if (const unsigned long long known = cache[device].load(std::memory_order_relaxed); (known >> 24) << 24 == shape && known != 0)
         return unsigned(known & 0xFFFFFFu) - 1;
     if (detail::allow_shared_bytes<Body, grid_launch::ordinary>(shared_bytes) != cudaSuccess) return 0;
-    if (cluster > 8 && cudaFuncSetAttribute(&detail::body_kernel<Body, grid_launch::ordinary>,
-                                            cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)
-      return 0;
+    if (cluster > 8 && detail::allow_non_portable_clusters<Body>() != cudaSuccess) return 0;
     const cudaLaunchAttribute attribute = detail::cluster_attribute(dim3(cluster));
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(cluster);
