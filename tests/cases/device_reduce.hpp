@@ -518,7 +518,7 @@ void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt1993
   using namespace tk_test;
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   check_cluster_sums<int>(launcher, blocks, "int", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5, {0, 1, 3}, g);
-  // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of 2^16 stay far from overflow.
+  // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of up to 2^17 (16 blocks) stay far from overflow.
   check_cluster_sums<long long>(launcher, blocks, "int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
                                 3ll, {0, 1}, g);
   check_cluster_sums<unsigned char>(launcher, blocks, "uint8", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0u, {0, 5, 15}, g);
