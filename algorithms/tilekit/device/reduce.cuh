@@ -780,10 +780,12 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
         };
         // 8 blocks where they read it all: 16 were 0.2 us slower at 2^15-2^16 int32 sums and no
         // faster at 2^17, and 3-8% faster than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
-        if (n > cluster_t::max_items)
-          return launcher.run_cluster(reduce_tuning::wide_cluster_blocks, reduce_tuning::wide_cluster_blocks, cluster_threads,
-                                      wide_cluster_t{slice, per_block(reduce_tuning::wide_cluster_blocks), out, init},
-                                      sizeof(typename wide_cluster_t::shared_t));
+        // (ArgMin / ArgMax keys never take 16: reduce_cluster_blocks; their kernel is not built.)
+        if constexpr (!detail::is_keyed_input_v<In>)
+          if (n > cluster_t::max_items)
+            return launcher.run_cluster(reduce_tuning::wide_cluster_blocks, reduce_tuning::wide_cluster_blocks, cluster_threads,
+                                        wide_cluster_t{slice, per_block(reduce_tuning::wide_cluster_blocks), out, init},
+                                        sizeof(typename wide_cluster_t::shared_t));
         return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, cluster_threads,
                                     cluster_t{slice, per_block(reduce_tuning::cluster_blocks), out, init},
                                     sizeof(typename cluster_t::shared_t));
