@@ -746,7 +746,9 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   using wide_cluster_t = detail::reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, cluster_threads, In, Out, T, Op>;
   constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_clusters_fit_v<T, Op>;
   const detail::count_t one_block = widens ? wide_one_t::shape::chunk : one_t::shape::chunk;
-  const unsigned cluster_blocks = n > one_block ? detail::reduce_cluster_blocks<In, T, Op>(launcher) : 0u;
+  // (The device is asked only where a cluster could read it all: not on the way to the grid.)
+  const bool fits_a_cluster = n > one_block && n <= detail::reduce_storage_free_items<In, T, Op>(reduce_tuning::wide_cluster_blocks);
+  const unsigned cluster_blocks = fits_a_cluster ? detail::reduce_cluster_blocks<In, T, Op>(launcher) : 0u;
   const detail::count_t storage_free = detail::reduce_storage_free_items<In, T, Op>(cluster_blocks);
   const bool cluster = n > one_block && n <= storage_free;  // (storage_free is one block's where no cluster applies)
   // Storage for the totals of at most n / chunk + 2 blocks (whatever the alignment), none

@@ -88,8 +88,6 @@ cudaError_t allow_shared_bytes(std::size_t shared_bytes) {
   return cudaFuncSetAttribute(body_kernel<Body, Launch>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               static_cast<int>(shared_bytes));
 }
-// An ordinary launch of body with launch attributes (cudaLaunchKernelEx): the cluster shape
-// of launch_cluster, the dependent launch of gpu_launcher::zero_then_run, or both.
 // Lets body's kernel run in clusters of more than 8 blocks (cudaFuncAttributeNonPortableClusterSizeAllowed),
 // once a device (the first 64; others every time): set on every launch it cost each launch a driver
 // call, 0.4 us of the host's 3.2 a device reduce (H100). A cluster of 16 still launched after a
@@ -104,6 +102,8 @@ cudaError_t allow_non_portable_clusters() {
   if (e == cudaSuccess && known) allowed.fetch_or(1ull << device, std::memory_order_relaxed);
   return e;
 }
+// An ordinary launch of body with launch attributes (cudaLaunchKernelEx): the cluster shape
+// of launch_cluster, the dependent launch of gpu_launcher::zero_then_run, or both.
 template <class Body, std::size_t Count>
 cudaError_t launch_with(const cudaLaunchAttribute (&attributes)[Count], dim3 grid, dim3 block, cudaStream_t stream,
                         const Body& body, std::size_t shared_bytes) {
