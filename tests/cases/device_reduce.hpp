@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace tk_test {
 
@@ -19,6 +20,9 @@ template <class T>
 using dbuf = typename ::backend::template buffer<T>;
 
 /// Runs the two-phase protocol through launcher (by default the backend's); returns the error.
+/// Sums that pack (reduce_packs_v) into a pointer: every other call first runs on the same
+/// storage into a scratch output, so that the call into out finds the storage as a call before
+/// left it (the packed hand-off) where the others find it poisoned (the tagged one).
 template <class In, class Out, class T, class Op, class Launcher = decltype(::backend::launcher())>
 auto run_device_reduce(In in, std::int64_t n, Out out, Op op, T init, const Launcher& launcher = ::backend::launcher()) {
   std::size_t bytes = 0;
@@ -26,6 +30,14 @@ auto run_device_reduce(In in, std::int64_t n, Out out, Op op, T init, const Laun
   BOOST_REQUIRE(e == launcher.success);
   BOOST_REQUIRE(bytes > 0);
   dbuf<unsigned char> temp(bytes, 0xCD);  // poisoned: the dispatch must initialise what it relies on
+  if constexpr (tilekit::detail::reduce_packs_v<In, T, Op> && std::is_pointer_v<Out>) {
+    static unsigned calls = 0;
+    if (++calls % 2 == 0) {
+      dbuf<T> scratch(1, poison<T>());
+      e = tilekit::device_reduce(launcher, temp.data(), bytes, in, n, scratch.data(), op, init);
+      BOOST_REQUIRE(e == launcher.success);
+    }
+  }
   e = tilekit::device_reduce(launcher, temp.data(), bytes, in, n, out, op, init);
   ::backend::sync();
   return e;
@@ -167,34 +179,35 @@ struct mat_add {
 // One temporary storage for calls back to back, never cleared: each call's blocks mark
 // their totals with the call's tag, so the last block never takes a total left by an
 // earlier call (different data and sizes here, so a stale total changes the result).
-template <class Launcher>
+// T = std::uint32_t: sums that pack (the first call takes the tagged hand-off, the rest the packed one).
+template <class T, class Launcher>
 void check_storage_reuse(const Launcher& launcher, std::mt19937_64& g, const char* grids) {
   // Past what one block or one cluster of wide blocks reads (no storage there): a few
   // full chunks and 5 items more, so the last block has only those 5 and polls while
   // the others still work (a stale total would be taken then).
-  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk);
-  const std::size_t wide = std::size_t(tilekit::detail::reduce_storage_free_items<const std::uint64_t*, std::uint64_t, tilekit::plus>(
-      tilekit::detail::reduce_cluster_blocks<const std::uint64_t*, std::uint64_t, tilekit::plus>(launcher)));
+  const std::size_t chunk = std::size_t(tilekit::detail::reduce_shape<const T*, tilekit::reduce_tuning::threads>::chunk);
+  const std::size_t wide = std::size_t(tilekit::detail::reduce_storage_free_items<const T*, T, tilekit::plus>(
+      tilekit::detail::reduce_cluster_blocks<const T*, T, tilekit::plus>(launcher)));
   const std::size_t max_n = std::max(::backend::device_max_items(), wide + 8 * chunk);
   std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const std::uint64_t*>(nullptr),
-                                       std::int64_t(max_n), static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
-                                       std::uint64_t(0)) == launcher.success);
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, static_cast<const T*>(nullptr),
+                                       std::int64_t(max_n), static_cast<T*>(nullptr), tilekit::plus{},
+                                       T(0)) == launcher.success);
   dbuf<unsigned char> temp(bytes, 0xCD);
   for (int call = 0; call < 8; ++call) {
     const std::size_t n = call % 4 == 0 ? max_n
                           : call % 4 == 1 ? max_n / 2 + std::size_t(g() % (max_n / 2))
                                           : wide + std::size_t(call) * chunk + 5;
-    std::vector<std::uint64_t> data = random_vector<std::uint64_t>(n, g);  // sums wrap, as unsigned
-    dbuf<std::uint64_t> in(data), out(1, poison<std::uint64_t>());
+    std::vector<T> data = random_vector<T>(n, g);  // sums wrap, as unsigned
+    dbuf<T> in(data), out(1, poison<T>());
     std::size_t have = bytes;
     const auto e = tilekit::device_reduce(launcher, temp.data(), have, in.data(), std::int64_t(n), out.data(),
-                                          tilekit::plus{}, std::uint64_t(call));
+                                          tilekit::plus{}, T(call));
     ::backend::sync();
-    std::uint64_t want = std::uint64_t(call);
-    for (auto x : data) want += x;
-    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on the same temporary storage, n=" << n << ", "
-                                       << grids << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    T want = T(call);
+    for (auto x : data) want = T(want + x);
+    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on the same temporary storage, " << type_name<T>() << " n=" << n
+                                       << ", " << grids << ", TILEKIT_TEST_SEED=" << base_seed()) {
       BOOST_TEST(e == launcher.success);
       BOOST_TEST(out.to_host()[0] == want);
     }
@@ -375,8 +388,73 @@ BOOST_AUTO_TEST_CASE(temporary_storage_reused_without_clearing) {
   auto g = rng_for(next_salt());
   // Grids of up to 32 blocks (the last block's first warp takes the totals) and of more
   // (every thread of the last block polls; the simulator pretends 16 multiprocessors).
-  check_storage_reuse(::backend::launcher_later_blocks_first(), g, "default grids");
-  check_storage_reuse(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
+  check_storage_reuse<std::uint64_t>(::backend::launcher_later_blocks_first(), g, "default grids");
+  check_storage_reuse<std::uint64_t>(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
+  check_storage_reuse<std::uint32_t>(::backend::launcher_later_blocks_first(), g, "default grids");
+  check_storage_reuse<std::uint32_t>(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
+}
+
+struct odd_item {
+  TILEKIT_HD bool operator()(std::uint32_t x) const { return (x & 1u) != 0; }
+};
+
+// Calls that pack (uint32 sums; count_if's 64-bit counts) and one that does not (float sums)
+// on one temporary storage, at grid sizes: the first call on the storage takes the tagged
+// hand-off and leaves the storage for the packed one; a float sum between them leaves it as
+// it was; a newly poisoned storage starts over. Blocks run later ones first.
+BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher_later_blocks_first();
+  const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, tilekit::reduce_tuning::wide_threads>::chunk;
+  const std::int64_t most = std::max<std::int64_t>(std::int64_t(::backend::device_max_items()), 3 * one_wide);
+  const std::vector<std::uint32_t> data = random_vector<std::uint32_t>(std::size_t(most), g);  // sums wrap
+  std::vector<float> floats(data.size());
+  for (std::size_t i = 0; i < floats.size(); ++i) floats[i] = float(int(data[i] % 3) - 1);  // exact sums
+  dbuf<std::uint32_t> in(data);
+  dbuf<float> fin(floats);
+  std::size_t bytes = 0, b = 0;
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, b, in.data(), most, static_cast<std::uint32_t*>(nullptr), tilekit::plus{},
+                                       0u) == launcher.success);
+  bytes = std::max(bytes, b);
+  BOOST_REQUIRE(tilekit::device_count_if(launcher, nullptr, b, in.data(), most, static_cast<long long*>(nullptr), odd_item{}) ==
+                launcher.success);
+  bytes = std::max(bytes, b);
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, b, fin.data(), most, static_cast<float*>(nullptr), tilekit::plus{},
+                                       0.0f) == launcher.success);
+  bytes = std::max(bytes, b);
+  auto temp = std::make_unique<dbuf<unsigned char>>(bytes, 0xCD);
+  for (int call = 0; call < 12; ++call) {
+    if (call == 7) temp = std::make_unique<dbuf<unsigned char>>(bytes, 0xCD);
+    const std::int64_t n = one_wide + 1 + std::int64_t(g() % std::uint64_t(most - one_wide));
+    std::size_t have = bytes;
+    BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on shared storage, n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+      if (call % 3 == 0) {
+        dbuf<std::uint32_t> out(1, poison<std::uint32_t>());
+        BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, in.data(), n, out.data(), tilekit::plus{}, 7u) ==
+                   launcher.success);
+        ::backend::sync();
+        std::uint32_t want = 7u;
+        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)];
+        BOOST_TEST(out.to_host()[0] == want);
+      } else if (call % 3 == 1) {
+        dbuf<long long> out(1, poison<long long>());
+        BOOST_TEST(tilekit::device_count_if(launcher, temp->data(), have, in.data(), n, out.data(), odd_item{}) == launcher.success);
+        ::backend::sync();
+        long long want = 0;
+        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)] & 1u;
+        BOOST_TEST(out.to_host()[0] == want);
+      } else {
+        dbuf<float> out(1, poison<float>());
+        BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, fin.data(), n, out.data(), tilekit::plus{}, 0.0f) ==
+                   launcher.success);
+        ::backend::sync();
+        double want = 0;
+        for (std::int64_t i = 0; i < n; ++i) want += floats[std::size_t(i)];
+        BOOST_TEST(double(out.to_host()[0]) == want);
+      }
+    }
+  }
 }
 
 // Temporary storage at any alignment (the dispatch aligns the block totals' slots inside
@@ -407,8 +485,8 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
 
 // Inputs that one 1024-thread block, or one cluster (accumulators of at most 8 bytes), reads whole
 // need no temporary storage (the size query's single byte; the allocating forms allocate nothing);
-// one item more takes the tagged hand-off and its slots. `blocks`: the cluster launcher's device
-// runs (8 or 16; 0: none).
+// one item more takes the grid's hand-off and its storage. Sums that pack (int) take the grid
+// past one block. `blocks`: the cluster launcher's device runs (8 or 16; 0: none).
 template <class Launcher>
 void check_storage_free(const Launcher& launcher, unsigned blocks) {
   using namespace tk_test;
@@ -430,18 +508,23 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   };
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
-  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == blocks);
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == 0u);
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher)) == blocks);
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) == blocks);
   const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(blocks);
+  const std::int64_t floats = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(blocks);
   const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks);
-  BOOST_TEST(ints >= one_wide);
-  if (blocks > 0) {  // a cluster: cluster_vectors 16-byte loads (4 ints, 2 longs) a thread of each of its blocks
-    BOOST_TEST(ints == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 4);
-    BOOST_TEST(longs == ints / 2);
+  BOOST_TEST(ints == one_wide);
+  BOOST_TEST(floats >= one_wide);
+  if (blocks > 0) {  // a cluster: cluster_vectors 16-byte loads (4 floats, 2 longs) a thread of each of its blocks
+    BOOST_TEST(floats == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 4);
+    BOOST_TEST(longs == floats / 2);
   }
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
-  check(0, ints, false);
-  check(0, ints + 1, true);
+  check(0, one_wide, false);
+  check(0, one_wide + 1, true);
+  check(0.0f, floats, false);  // (small integers: exact float sums)
+  check(0.0f, floats + 1, true);
   check(0ll, longs, false);
   check(0ll, longs + 1, true);
 }
@@ -452,7 +535,7 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
 template <class F>
 void for_cluster_launchers(F f) {
   const auto launcher = ::backend::launcher();
-  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher);
+  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher);
   f(launcher, blocks);
   if (blocks == tilekit::reduce_tuning::cluster_blocks && ::backend::name == std::string("sim"))
     f(::backend::launcher_with_sms(16), tilekit::reduce_tuning::wide_cluster_blocks);
@@ -517,11 +600,12 @@ template <class Launcher>
 void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt19937_64& g) {
   using namespace tk_test;
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
-  check_cluster_sums<int>(launcher, blocks, "int", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5, {0, 1, 3}, g);
+  // (int items into long long: int sums pack, taking the grid)
+  check_cluster_sums<int>(launcher, blocks, "int into int64", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5ll, {0, 1, 3}, g);
   // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of up to 2^17 (16 blocks) stay far from overflow.
   check_cluster_sums<long long>(launcher, blocks, "int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
                                 3ll, {0, 1}, g);
-  check_cluster_sums<unsigned char>(launcher, blocks, "uint8", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0u, {0, 5, 15}, g);
+  check_cluster_sums<unsigned char>(launcher, blocks, "uint8 into uint64", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0ull, {0, 5, 15}, g);
   {  // ArgMin / ArgMax of int and float (64-bit keys): many copies of the extremes, the first must win
     // (the keys' fold is the costly one: at most 8 blocks, also where the device runs 16)
     using keyed = tilekit::detail::keyed_input<false, const int*>;
@@ -543,15 +627,15 @@ void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt1993
         check_arg_extremum<true>(floats, n, "float" + where, skip, launcher);
       }
   }
-  {  // an iterator of int
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, int, tilekit::plus>(blocks);
+  {  // an iterator of int, summed into long long (int sums pack, taking the grid)
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, long long, tilekit::plus>(blocks);
     const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
     for (std::int64_t n : cluster_sizes(one_block, most, 1, blocks)) {
-      dbuf<int> out(1, poison<int>());
-      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0, launcher);
+      dbuf<long long> out(1, poison<long long>());
+      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0ll, launcher);
       BOOST_TEST_CONTEXT(::backend::name << " cluster of " << blocks << " reduce of an iterator, n=" << n) {
         BOOST_TEST(e == launcher.success);
-        BOOST_TEST(out.to_host()[0] == int(mod_1000_sum(n)));
+        BOOST_TEST(out.to_host()[0] == (long long)(mod_1000_sum(n)));
       }
     }
   }

@@ -1145,6 +1145,7 @@ template <class In>
 struct run_heads {  // 1 where a run of equal items begins
   In in;
   using value_type = count_t;
+  static constexpr bool counts_items = true;
   TILEKIT_HD count_t operator[](count_t i) const { return i == 0 || !(in[i] == in[i - 1]) ? 1 : 0; }
 };
 

@@ -28,6 +28,10 @@
 // initialisation and no fence orders anything; calls on several streams (each with its
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
+// Integer sums into 4 bytes, and counts (count_if, count, unique_count), hand over in one
+// 64-bit atomic instead, once the storage has served a call (reduce_kernel::packed_words):
+// each block adds its total and a count of blocks to one counter, and the block that
+// completes the count writes *out; their inputs past one block take the grid, not a cluster.
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
 // reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs a
 // cluster of 8 blocks reads in one pass (accumulators of at most 8 bytes, GPUs with clusters) are
@@ -174,6 +178,21 @@ inline constexpr bool folds_arg_v = (is_indexed_input_v<In> && is_arg_extremum_v
 template <class In, class Op>
 inline constexpr bool folds_arg_max_v = is_keyed_input_v<In> ? arg_max_v<In> : is_arg_max_op_v<Op>;
 
+/// Whether each item of In is 0 or 1 (count_if's and unique_count's inputs say so with a
+/// `counts_items` member): their sum is a count, at most n.
+template <class In, class = void>
+inline constexpr bool counts_items_v = false;
+template <class In>
+inline constexpr bool counts_items_v<In, stdx::void_t<decltype(In::counts_items)>> = In::counts_items;
+/// Whether the grid's blocks hand a sum into T over to the last of them in one 64-bit atomic
+/// (reduce_kernel's packed hand-off): integer sums into 4 bytes (exact modulo 2^32, as the
+/// additions themselves), and counts (exact below 2^48 items, what the dispatch allows).
+template <class In, class T, class Op>
+inline constexpr bool reduce_packs_v =
+    builtin_kind_v<Op> == builtin_op::sum && stdx::is_integral<T>::value &&
+    stdx::is_same<decltype(stdx::declval<const Op&>()(stdx::declval<const T&>(), stdx::declval<const T&>())), T>::value &&
+    (sizeof(T) == 4 || (sizeof(T) == 8 && counts_items_v<In>));
+
 /// ArgMin / ArgMax (Max) over a thread's vectors x[u] with u x Stride < left (a prefix, vector
 /// 0 among them), item j of vector u at offset u x Stride x Vec + j from the thread's first:
 /// the items come in index order, so a later one wins only by a better value (arg_extremum's
@@ -233,6 +252,20 @@ struct reduce_kernel {
   static constexpr unsigned words = unsigned((sizeof(T) + 7) / 8);
   unsigned long long* slots;
   unsigned long long tag;  // this call's (never 0; the last block leaves 0 in every slot it read)
+  // Sums that pack (reduce_packs_v): the first 16 bytes of the temporary storage; null where
+  // the call may not pack (counts of 2^48 items or more). packed_words[0] == clean_mark says
+  // that packed_words[1], the hand-off's counter, is 0: the call before on this storage left
+  // them so. Such a call packs: each block adds 2^48 + its total (as unsigned) to the counter
+  // in one relaxed atomic; the block that finds blocks - 1 in the count bits (48-63) is the
+  // last, the low bits holding the sum of every total (below 2^48: fewer than 2^16 blocks of
+  // 32-bit totals, or a count); it writes that and zeroes the counter. Otherwise (the
+  // storage's first use) the call takes the tagged slots and its last block leaves the two
+  // words so. (H100, int32 sums, 256 blocks: the packed hand-off 0.25 us over a grid that
+  // only writes its totals, the tagged one 1.6; perf/results/2026-12-06-24-packed-hand-off.)
+  // Change clean_mark with the layout.
+  static constexpr bool packs = reduce_packs_v<In, T, Op>;
+  static constexpr unsigned long long clean_mark = 0x7d1c3e5a9b2f4c81ull;
+  unsigned long long* packed_words;
 
   // op over the items of full chunk t held by this thread.
   TILEKIT_EXEC_CHECK_DISABLE
@@ -376,6 +409,9 @@ struct reduce_kernel {
     const unsigned rank = block.thread_rank();
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     unsigned valid = 0;  // (n > 0, an empty input being reduce_one_block_kernel's; every block of this grid has items: the dispatch gives it at most `units` blocks)
+    [[maybe_unused]] unsigned long long mark = 0;  // (read before the loads: its round trip overlaps theirs)
+    if constexpr (packs)
+      if (packed_words != nullptr && blocks > 1) mark = be::load_relaxed(packed_words);
     const T total = block_total(block, s, b, blocks, valid);
     T acc = total;
     bool have = false;
@@ -383,6 +419,28 @@ struct reduce_kernel {
       if (rank == 0) *out = op(init, total);
       return;
     }
+    if constexpr (packs) {
+      if (mark == clean_mark) {
+        using U = stdx::make_unsigned_t<T>;
+        if (rank == 0) {
+          constexpr unsigned long long one = 1ull << 48, low = one - 1;
+          const unsigned long long add = one | (static_cast<unsigned long long>(U(total)) & low);
+          const unsigned long long old = be::atomic_add(packed_words + 1, add);
+          if (count_t(old >> 48) == blocks - 1) {
+            *out = op(init, T(U((old + add) & low)));
+            be::store_relaxed(packed_words + 1, 0ull);
+          }
+        }
+        return;
+      }
+    }
+    auto leave_clean = [&] {  // (the tagged path's last block, rank 0)
+      if constexpr (packs)
+        if (packed_words != nullptr) {
+          be::store_relaxed(packed_words + 1, 0ull);
+          be::store_relaxed(packed_words, clean_mark);
+        }
+    };
     // Every block but the last publishes its total under the call's tag; the last block
     // (the last to start, so it waits only for blocks already running) takes them in
     // block order, then its own, and clears each slot it read. The tag makes the slots
@@ -428,7 +486,10 @@ struct reduce_kernel {
       }
       auto warp = tilekit::tiled_partition<32>(block);
       const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
-      if (rank == 0) *out = op(init, op(others, total));
+      if (rank == 0) {
+        *out = op(init, op(others, total));
+        leave_clean();
+      }
       return;
     }
     // Many blocks: every thread polls a few (one round trip each, in parallel), then a block reduce.
@@ -440,7 +501,10 @@ struct reduce_kernel {
     const unsigned count = last < count_t(Threads) ? unsigned(last) : Threads;
     block.sync();  // every thread has read the first reduce's result from s before s is reused
     const T others = tilekit::reduce(block, acc, op, s, count);
-    if (rank == 0) *out = op(init, op(others, total));
+    if (rank == 0) {
+      *out = op(init, op(others, total));
+      leave_clean();
+    }
   }
 };
 
@@ -631,6 +695,11 @@ struct reduce_cluster_kernel {
 /// Whether device_reduce's accumulators T under Op may take the cluster (reduce_cluster_kernel).
 template <class T, class Op>
 inline constexpr bool reduce_clusters_fit_v = !is_arg_extremum_v<Op> && sizeof(T) <= reduce_tuning::cluster_item_bytes;
+/// Whether device_reduce of In into T under Op takes the cluster where it fits: not sums that
+/// pack, whose grid was faster from 2 blocks on (H100, int32: 2^15 4.3-4.4 us against the
+/// cluster's 5.1, 2^16 4.5 against 5.3, 2^18 4.8 against 6.1; perf/results/2026-12-06-24-packed-hand-off).
+template <class In, class T, class Op>
+inline constexpr bool reduce_takes_cluster_v = reduce_clusters_fit_v<T, Op> && !reduce_packs_v<In, T, Op>;
 
 /// The largest cluster device_reduce of In into T under Op takes on launcher's device: 0 where
 /// none (no clusters, or accumulators that do not fit), reduce_tuning::wide_cluster_blocks where
@@ -642,7 +711,7 @@ inline constexpr bool reduce_clusters_fit_v = !is_arg_extremum_v<Op> && sizeof(T
 /// little shared memory; what decides is the device: its GPCs' multiprocessors, MIG, other work.)
 template <class In, class T, class Op, class Launcher>
 unsigned reduce_cluster_blocks(const Launcher& launcher) {
-  if constexpr (!reduce_clusters_fit_v<T, Op>) {
+  if constexpr (!reduce_takes_cluster_v<In, T, Op>) {
     return 0;
   } else {
     if (!launcher.has_clusters()) return 0;
@@ -661,7 +730,7 @@ template <class In, class T, class Op>
 constexpr count_t reduce_storage_free_items(unsigned cluster_blocks) {
   constexpr unsigned wide = reduce_tuning::wide_threads, threads = reduce_tuning::cluster_threads;
   if (!is_arg_extremum_v<Op>) {  // (arg_items: one block of reduce_tuning::threads at most)
-    if constexpr (reduce_clusters_fit_v<T, Op>) {
+    if constexpr (reduce_takes_cluster_v<In, T, Op>) {
       if (cluster_blocks == reduce_tuning::wide_cluster_blocks)
         return reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, threads, In, T*, T, Op>::max_items;
       if (cluster_blocks == reduce_tuning::cluster_blocks)
@@ -744,7 +813,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   constexpr unsigned cluster_threads = reduce_tuning::cluster_threads;
   using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, cluster_threads, In, Out, T, Op>;
   using wide_cluster_t = detail::reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, cluster_threads, In, Out, T, Op>;
-  constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_clusters_fit_v<T, Op>;
+  constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_takes_cluster_v<In, T, Op>;
   const detail::count_t one_block = widens ? wide_one_t::shape::chunk : one_t::shape::chunk;
   // (The device is asked only where a cluster could read it all: not on the way to the grid.)
   const bool fits_a_cluster = n > one_block && n <= detail::reduce_storage_free_items<In, T, Op>(reduce_tuning::wide_cluster_blocks);
@@ -757,6 +826,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const detail::count_t most = n / shape::chunk + 2;
   const detail::count_t bound = n <= storage_free ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
   detail::temp_carver carve(temp);
+  unsigned long long* packed_words = bound > 1 ? carve.take<unsigned long long>(2) : nullptr;  // (every type's: one layout)
   unsigned long long* slots = bound > 1 ? carve.take<unsigned long long>(std::size_t(bound) * body_t::words * 2) : nullptr;
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
@@ -799,8 +869,14 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const unsigned grid = units < bound ? unsigned(units > 0 ? units : 1) : unsigned(bound);  // bound: max_blocks, or above units
   // The slots may hold anything (any content is valid: a tag other than the call's means
   // "not yet written"); tell a memory checker so (compute-sanitizer initcheck, through NVTX).
-  if (grid > 1) launcher.assume_initialized(slots, std::size_t(grid) * body_t::words * 16);
-  return launcher.run(grid, threads, body_t{in, n, head, whole_chunks, out, op, init, slots, detail::next_call_tag()},
+  if (grid > 1) {
+    launcher.assume_initialized(slots, std::size_t(grid) * body_t::words * 16);
+    launcher.assume_initialized(packed_words, 16);
+  }
+  constexpr bool counts = sizeof(T) == 8;  // (packing 8-byte sums are counts: exact below 2^48)
+  const bool packs = body_t::packs && grid < (1u << 16) && (!counts || n < (detail::count_t(1) << 48));
+  return launcher.run(grid, threads,
+                      body_t{in, n, head, whole_chunks, out, op, init, slots, detail::next_call_tag(), packs ? packed_words : nullptr},
                       sizeof(reduce_storage<T, threads>));
 }
 
@@ -834,6 +910,7 @@ struct counted {  // 1 where pred(in[i]), 0 elsewhere: count_if as a sum
   In in;
   Pred pred;
   using value_type = count_t;
+  static constexpr bool counts_items = true;
   TILEKIT_HD count_t operator[](count_t i) const { return pred(in[i]) ? 1 : 0; }
 };
 template <class T>
