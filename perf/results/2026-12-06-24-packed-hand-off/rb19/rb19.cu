@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include "common.cuh"
+#include "../../2026-12-06-22-reduce-cluster/common.cuh"
 
 template <int T, int V>
 __device__ int load_sum(const int4* p) {

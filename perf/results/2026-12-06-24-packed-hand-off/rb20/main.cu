@@ -17,7 +17,7 @@ cudaError_t old_fsum(void*, size_t&, const float*, long long, float*);
 cudaError_t new_fsum(void*, size_t&, const float*, long long, float*);
 cudaError_t old_count(void*, size_t&, const int*, long long, long long*);
 cudaError_t new_count(void*, size_t&, const int*, long long, long long*);
-#include "common.cuh"
+#include "../../2026-12-06-22-reduce-cluster/common.cuh"
 struct odd_op {
   __host__ __device__ long long operator()(int x) const { return x & 1; }
 };

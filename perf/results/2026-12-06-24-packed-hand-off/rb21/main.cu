@@ -15,7 +15,7 @@
   cudaError_t P##_argmin(void*, size_t&, const int*, long long, int*, long long*); cudaError_t P##_fargmin(void*, size_t&, const float*, long long, float*, long long*);
 DECL(old)
 DECL(new)
-#include "common.cuh"
+#include "../../2026-12-06-22-reduce-cluster/common.cuh"
 int main() {
   CK(cudaMalloc(&flushbuf, 256u << 20));
   cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
