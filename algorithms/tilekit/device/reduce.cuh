@@ -705,7 +705,7 @@ template <class In, class T, class Op>
 inline constexpr bool reduce_takes_cluster_v = reduce_clusters_fit_v<T, Op> && !reduce_packs_v<In, T, Op>;
 
 /// The largest cluster device_reduce of In into T under Op takes on launcher's device: 0 where
-/// none (no clusters, or accumulators that do not fit), reduce_tuning::wide_cluster_blocks where
+/// none (no clusters, or sums that take none: reduce_takes_cluster_v), reduce_tuning::wide_cluster_blocks where
 /// the device runs a cluster of that many blocks, else reduce_tuning::cluster_blocks; ArgMin /
 /// ArgMax keys (keyed_input) 8 at most: their fold is the costly one, and 16 blocks were up to 7%
 /// slower than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
@@ -728,7 +728,7 @@ unsigned reduce_cluster_blocks(const Launcher& launcher) {
 
 /// The most items device_reduce of In into T under Op reads without temporary storage: one
 /// block's chunk, or where the device runs clusters of cluster_blocks (reduce_cluster_blocks;
-/// 0: none) and the accumulator fits, one such cluster's.
+/// 0: none) and such a sum takes them (reduce_takes_cluster_v), one such cluster's.
 template <class In, class T, class Op>
 constexpr count_t reduce_storage_free_items(unsigned cluster_blocks) {
   constexpr unsigned wide = reduce_tuning::wide_threads, threads = reduce_tuning::cluster_threads;
