@@ -333,6 +333,73 @@ void check_tensor_byte_cases() {
 BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) { check_tensor_byte_cases<false>(); }
 BOOST_AUTO_TEST_CASE(byte_samples_counted_by_tensor_cores_or_atomics_by_trip) { check_tensor_byte_cases<true>(); }
 
+// 1-byte samples: block 0 zeroes the counters in the counting launch and the other blocks wait
+// for it before they add (zero_gate, two words of temporary storage). The simulator runs later
+// blocks first, so they reach the gate before block 0 opens it. One storage, poisoned once, for
+// every call: each call must leave the gate closed (word 0 back to 0), and a launch repeating the
+// last one's tag (what a graph's replay does) must count from zero again. Storage smaller than
+// the size query's 16 bytes (the 1 byte it asked for before) or misaligned: the counters are
+// zeroed before the launch instead, with the same counts.
+BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const auto launcher = ::backend::launcher_with_sms(4);
+  const tilekit::even_bins<unsigned char, int> binner(257, 0, 256);
+  const std::int64_t big = std::int64_t(::backend::device_max_items()) + 3;
+  hbuf<unsigned char> temp(64, 0xCD);
+  auto gate_word = [&] {
+    const auto h = temp.to_host();
+    unsigned long long w;
+    std::memcpy(&w, h.data(), sizeof(w));
+    return w;
+  };
+  for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), std::int64_t(70001), big}) {
+    const auto samples = histogram_samples<unsigned char>(std::size_t(n), 0, 255, spread::uniform, g);
+    std::vector<unsigned> want(256, 0);
+    for (unsigned char x : samples) ++want[x];
+    hbuf<unsigned char> d_samples(samples);
+    hbuf<unsigned> counts(257, poison<unsigned>());
+    // count(temp_at, temp_bytes): the call's error, with the counts checked against want.
+    auto count = [&](void* at, std::size_t bytes, const char* how, auto call) {
+      counts.fill(poison<unsigned>());
+      const auto e = call(at, bytes);
+      ::backend::sync();
+      const auto got = counts.to_host();
+      BOOST_TEST_CONTEXT(::backend::name << " uint8, " << how << ", n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        BOOST_TEST(e == launcher.success);
+        std::size_t bad = 0;
+        for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != want[std::size_t(b)];
+        BOOST_TEST(bad == 0u, bad << " bins differ from the CPU's counts");
+        BOOST_TEST(is_poison(got[256]), "wrote past the last bin");
+      }
+    };
+    auto histogram = [&](void* at, std::size_t bytes) {
+      return tilekit::device_histogram(launcher, at, bytes, d_samples.data(), n, counts.data(), 256, binner);
+    };
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), n, counts.data(), 256, binner) ==
+                  launcher.success);
+    BOOST_TEST(bytes == tilekit::detail::histogram_temp_bytes);
+    for (int call = 0; call < 3; ++call) {
+      count(temp.data(), bytes, "the gate in the storage of every call", histogram);
+      BOOST_TEST(gate_word() == 0u, "the gate is left open after call " << call << ", n=" << n);
+    }
+    // A replay: the same gate (words and tag) twice.
+    const tilekit::detail::zero_gate gate{reinterpret_cast<unsigned long long*>(temp.data()), tilekit::detail::next_call_tag()};
+    unsigned* const channel_counters[1] = {counts.data()};
+    const int channel_bins[1] = {256};
+    const decltype(binner) channel_binners[1] = {binner};
+    for (int replay = 0; replay < 2; ++replay)
+      count(temp.data(), bytes, replay == 0 ? "a tag's first launch" : "the tag's replay", [&](void*, std::size_t) {
+        return tilekit::detail::run_byte_histogram<1, 1, false>(launcher, d_samples.data(), n, 1, n, channel_counters, channel_bins,
+                                                                channel_binners, tilekit::detail::stdx::make_index_sequence<1>{}, gate);
+      });
+    BOOST_TEST(gate_word() == 0u, "the gate is left open after the replay, n=" << n);
+    count(temp.data(), 1, "1 byte of storage: zeroed before the launch", histogram);
+    count(temp.data() + 4, bytes, "storage not 8-byte aligned: zeroed before the launch", histogram);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(range_bins_and_edges) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -639,7 +706,7 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   const auto overlapping = tilekit::device_multi_histogram<4, 2>(launcher, temp.data(), bytes, pixels, 4, 2, 15, counters, bins,
                                                                  binners);  // rows overlap: 16 samples a row, 15 apart
   BOOST_TEST(overlapping == launcher.invalid_value);
-  bytes = 0;  // a non-null temp of 0 bytes: less than the size query's 1
+  bytes = 0;  // a non-null temp of 0 bytes: less than the size query's 16
   BOOST_TEST(call(temp.data(), pixels, 16, counters, bins, binners) == launcher.invalid_value);
   ::backend::sync();
   for (unsigned x : a.to_host()) BOOST_TEST(is_poison(x));
@@ -679,7 +746,7 @@ BOOST_AUTO_TEST_CASE(empty_input_and_invalid_arguments) {
   const float most = std::numeric_limits<float>::max();
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), bytes, float_samples.data(), 10, counts.data(), 8,
                                        tilekit::even_bins<float, float>(9, -most, most)) == ::backend::invalid_value);
-  // A non-null temp of 0 bytes: less than the size query's 1.
+  // A non-null temp of 0 bytes: less than the size query's 16.
   std::size_t none = 0;
   BOOST_TEST(tilekit::device_histogram(launcher, temp.data(), none, samples.data(), 10, counts.data(), 8, binner) ==
              ::backend::invalid_value);

@@ -12,6 +12,8 @@ using backend = tk_test::gpu_backend;
 
 #include <cub/device/device_histogram.cuh>
 
+#include <memory>
+
 namespace {
 
 using tk_test::two_phase;
@@ -29,6 +31,27 @@ void even_matches_cub(tk_test::device_buffer<Sample>& samples, int n, int bins, 
   std::size_t bad = 0;
   for (int i = 0; i < bins; ++i) bad += ha[std::size_t(i)] != hb[std::size_t(i)];
   BOOST_TEST(bad == 0u, bad << " of " << bins << " bins differ from CUB");
+}
+
+// in = inputs + (*next) * n, one slice of bytes per replay.
+__global__ void pick_byte_slice(const unsigned char* inputs, unsigned char* in, long long n, const unsigned* next) {
+  const unsigned char* from = inputs + (long long)(*next) * n;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    in[i] = from[i];
+}
+
+// results[*next][0 .. 256) = counts, then *next += 1 (one block of 256 threads).
+__global__ void keep_counts(const unsigned* counts, unsigned* results, unsigned* next) {
+  results[*next * 256u + threadIdx.x] = counts[threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) *next += 1;
+}
+
+// The CPU's 256 counts of each slice of n bytes.
+std::vector<unsigned> slice_counts(const std::vector<unsigned char>& all, std::size_t n) {
+  std::vector<unsigned> counts(all.size() / n * 256, 0);
+  for (std::size_t i = 0; i < all.size() / n * n; ++i) ++counts[i / n * 256 + all[i]];
+  return counts;
 }
 
 }  // namespace
@@ -144,6 +167,87 @@ BOOST_AUTO_TEST_CASE(multi_channel_and_rows_match_cub) {
       }
     }
   }
+}
+
+// ---- 1-byte samples in one launch: block 0 zeroes the counters, the gate in the temporary storage
+
+// A graph of (copy slice k into the input, uint8 histogram, keep its counts) replayed 100 times on
+// the same temporary storage, never cleared: each replay repeats the call's tag, so a gate that
+// a replay left open would let the next one's blocks add before block 0 zeroed the counters.
+BOOST_AUTO_TEST_CASE(byte_histogram_graph_replayed_100_times_on_the_same_storage) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  constexpr unsigned replays = 100;
+  const std::size_t n = tk_test::gpu_backend::small() ? 100003 : 3000017;  // every block of the grid
+  std::vector<unsigned char> all(n * replays);
+  for (auto& x : all) x = static_cast<unsigned char>(g() % 7 == 0 ? 42 : g());
+  tk_test::device_buffer<unsigned char> inputs(all), in(n, 0);
+  tk_test::device_buffer<unsigned> counts(256, tk_test::poison<unsigned>()), results(256 * replays, tk_test::poison<unsigned>());
+  tk_test::device_buffer<unsigned> next(1, 0u);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device::histogram_even(nullptr, bytes, in.data(), std::int64_t(n), counts.data(), 257, 0, 256) == cudaSuccess);
+  tk_test::device_buffer<unsigned char> temp(bytes, 0xCD);
+  cudaStream_t stream;
+  TK_CUDA_CHECK(cudaStreamCreate(&stream));
+  cudaGraph_t graph;
+  TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  pick_byte_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
+  BOOST_TEST(tilekit::device::histogram_even(temp.data(), bytes, in.data(), std::int64_t(n), counts.data(), 257, 0, 256, stream) ==
+             cudaSuccess);
+  keep_counts<<<1, 256, 0, stream>>>(counts.data(), results.data(), next.data());
+  TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (unsigned i = 0; i < replays; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto want = slice_counts(all, n);
+  const auto got = results.to_host();
+  unsigned wrong = 0, first = replays;
+  for (unsigned k = 0; k < replays; ++k)
+    if (!std::equal(got.begin() + 256 * k, got.begin() + 256 * (k + 1), want.begin() + 256 * k)) first = std::min(first, k), ++wrong;
+  BOOST_TEST(wrong == 0u, wrong << " of " << replays << " replays wrong (first: replay " << first
+                                << "), TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  TK_CUDA_CHECK(cudaGraphDestroy(graph));
+  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// uint8 histograms on 8 streams at once, each stream with its own temporary storage (reused by
+// its calls, never cleared), its own samples and its own counters for each call.
+BOOST_AUTO_TEST_CASE(byte_histograms_on_8_streams) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  constexpr int streams = 8, calls = 12;
+  const std::size_t n = tk_test::gpu_backend::small() ? 50001 : 2000003;
+  std::vector<std::vector<unsigned char>> data(streams);
+  std::vector<std::unique_ptr<tk_test::device_buffer<unsigned char>>> in, temp;
+  std::vector<std::unique_ptr<tk_test::device_buffer<unsigned>>> out;
+  std::vector<cudaStream_t> s(streams);
+  std::size_t bytes = 0;
+  BOOST_REQUIRE(tilekit::device::histogram_even(nullptr, bytes, static_cast<const unsigned char*>(nullptr), std::int64_t(n),
+                                                static_cast<unsigned*>(nullptr), 257, 0, 256) == cudaSuccess);
+  for (int k = 0; k < streams; ++k) {
+    data[k].resize(n - std::size_t(k) * 17);
+    for (auto& x : data[k]) x = static_cast<unsigned char>(g() >> 3);
+    in.push_back(std::make_unique<tk_test::device_buffer<unsigned char>>(data[k]));
+    out.push_back(std::make_unique<tk_test::device_buffer<unsigned>>(std::size_t(calls) * 256, tk_test::poison<unsigned>()));
+    temp.push_back(std::make_unique<tk_test::device_buffer<unsigned char>>(bytes, 0xCD));
+    TK_CUDA_CHECK(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking));
+  }
+  for (int c = 0; c < calls; ++c)
+    for (int k = 0; k < streams; ++k) {
+      std::size_t b = bytes;
+      BOOST_TEST(tilekit::device::histogram_even(temp[k]->data(), b, in[k]->data(), std::int64_t(data[k].size()),
+                                                 out[k]->data() + 256 * c, 257, 0, 256, s[k]) == cudaSuccess);
+    }
+  TK_CUDA_CHECK(cudaDeviceSynchronize());
+  for (int k = 0; k < streams; ++k) {
+    std::vector<unsigned> want(256, 0);
+    for (unsigned char x : data[k]) ++want[x];
+    const auto got = out[k]->to_host();
+    int wrong = 0;
+    for (int c = 0; c < calls; ++c) wrong += !std::equal(want.begin(), want.end(), got.begin() + 256 * c);
+    BOOST_TEST(wrong == 0, "stream " << k << ": " << wrong << " of " << calls << " calls wrong, TILEKIT_TEST_SEED=" << tk_test::base_seed());
+  }
+  for (auto& x : s) TK_CUDA_CHECK(cudaStreamDestroy(x));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

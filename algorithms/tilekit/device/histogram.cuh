@@ -15,6 +15,8 @@
 // bins are not counted. Any bin count: shared-memory counters per block while
 // they fit (launcher.max_shared_bytes()), 16-bit ones (two to a word) up to twice
 // that, global ones beyond.
+// Temporary storage: 16 bytes (1-byte samples: one launch, no zeroing before it; a call given
+// less, at least 1, zeroes the counters in a stream operation before its launch).
 // Errors: cudaErrorInvalidValue, with nothing written, for n < 0, num_levels < 2,
 // lower >= upper, bin arithmetic that could overflow, null pointers, temp_bytes 0.
 #pragma once
@@ -35,7 +37,8 @@ namespace tilekit {
 // its parameters can bin at all (the dispatch answers invalid_value otherwise, on
 // every backend). One launch. 1-byte samples: each block counts the 256 values in
 // one shared histogram (byte_counters), then adds the values' totals to
-// their bins. Other samples: while the bins fit in a block's shared
+// their bins; block 0 zeroes the counters in the same launch, the others wait for it
+// before they add (zero_gate, in temp). Other samples: while the bins fit in a block's shared
 // memory (launcher.max_shared_bytes()), every block counts its share of the
 // samples in shared counters and adds the non-zero ones to the global counters;
 // up to twice that many bins, 16-bit counters two to a word (half_counters: 65536
@@ -422,6 +425,53 @@ struct spread_histogram_kernel {
   }
 };
 
+// One launch in place of "zero the counters, then count" (a memset or zeroing kernel before the
+// kernel: two stream operations). Block 0 zeroes the counters first thing, then opens the gate:
+// it zeroes words[1] and publishes the call's tag in words[0] (a release store). Every block's
+// thread 0 waits at the gate (acquire loads) before its block's first global add, counts itself
+// through it in words[1], and the block that completes the count closes the gate (words[0] = 0),
+// so that neither the next call on the same storage nor a graph's replay of this call (the same
+// tag) finds it open. words: 2 in temporary storage, 8-byte aligned, any content before its
+// first use (a stale tag equal to this call's has odds of 2^-64: next_call_tag). Blocks wait
+// only on block 0, which the GPU starts first (as CUB's look-back relies on lower blocks
+// starting first); the grid fits the device at once besides.
+struct zero_gate {
+  unsigned long long* words = nullptr;  // null: the counters were zeroed before the launch
+  unsigned long long tag = 0;
+  explicit TILEKIT_HD operator bool() const { return words != nullptr; }
+  // Block 0's thread 0, after the block zeroed the counters and synchronised.
+  template <class be>
+  TILEKIT_HD void open() const {
+    be::store_relaxed(words + 1, 0ull);
+    be::store_release(words, tag);
+  }
+  // A block's thread 0: returns once the gate is open, and counts the block through.
+  template <class be>
+  TILEKIT_HD unsigned long long pass() const {
+    while (be::load_acquire(words) != tag) be::pause(64);
+    return be::atomic_add(words + 1, 1ull);
+  }
+  // A block's thread 0, with what pass() returned: the last block through closes the gate.
+  template <class be>
+  TILEKIT_HD void leave(unsigned long long passed_before, unsigned long long blocks) const {
+    if (passed_before == blocks - 1) be::store_relaxed(words, 0ull);
+  }
+};
+
+// The histograms' temporary storage: a zero_gate's words.
+inline constexpr std::size_t histogram_temp_bytes = 2 * sizeof(unsigned long long);
+// The gate of a call given temp (temp_bytes of it): none where temp is smaller than
+// histogram_temp_bytes (storage sized by the 1 byte the size query asked for before
+// 2026-12-06) or not 8-byte aligned; the call then zeroes the counters before its launch.
+inline zero_gate gate_in(void* temp, std::size_t temp_bytes) {
+  if (temp == nullptr || temp_bytes < histogram_temp_bytes || reinterpret_cast<std::uintptr_t>(temp) % 8 != 0) return {};
+  return zero_gate{static_cast<unsigned long long*>(temp), next_call_tag()};
+}
+
+// Counters zeroed in the launch (zero_gate) where the counters of every channel together are at
+// most this many bytes (block 0 zeroes them alone); more are zeroed before it (zero_then_run).
+inline constexpr std::size_t gate_zeroes_bytes = 32 * 1024;
+
 // 1-byte samples: the block counts the 256 values in a shared histogram
 // (byte_counters), then adds each value's total to its bin's global counter. With
 // Channels > 1 the samples are interleaved channels (sample i of a row is channel
@@ -484,8 +534,10 @@ struct byte_histogram_kernel {
   count_t rows;        // 1 without Rows
   count_t row_stride;  // samples from a row's start to the next's
   bool vector_rows;    // rows == 1, or row_stride a multiple of 16 bytes
-  Counter* counters[Active];  // global, zeroed
+  Counter* counters[Active];  // global: zeroed before the launch, or by block 0 (gate)
   Binner binners[Active];
+  zero_gate gate;             // open: block 0 zeroes counters[c][0 .. zero_bins[c]) first
+  int zero_bins[Active];
 
   TILEKIT_EXEC_CHECK_DISABLE
   template <class Ctx>
@@ -520,6 +572,13 @@ struct byte_histogram_kernel {
     }
     const count_t blocks = count_t(ctx.grid().num_blocks()), b = count_t(ctx.grid().block_rank());
     const count_t threads = blocks * Threads, thread = b * Threads + block.thread_rank();
+    if (gate && b == 0) {
+      TILEKIT_UNROLL
+      for (unsigned c = 0; c < Active; ++c)
+        for (int k = int(block.thread_rank()); k < zero_bins[c]; k += int(Threads)) counters[c][k] = Counter(0);
+      block.sync();
+      if (block.thread_rank() == 0) gate.template open<be>();
+    }
     // Sample `value` of channel c: counted where c is active.
     auto add = [&](unsigned value, unsigned c) {
       if (Active == Channels || c < Active) local.add(value, c);
@@ -668,14 +727,17 @@ struct byte_histogram_kernel {
       const count_t column = at < head ? at : tail_from + (at - head);
       add(static_cast<unsigned char>(in[row * row_stride + column]), Channels == 1 ? 0u : unsigned(column % Channels));
     }
-    // Values to bins, once per block. Launched by zero_then_run: the samples were read
-    // at once, the global counters are touched only after wait_for_prior_grid().
+    // Values to bins, once per block. The global counters are touched only once they are
+    // zeroed: past the gate (thread 0, then wait_all's barrier), or after wait_for_prior_grid()
+    // where zero_then_run launched the kernel (the samples were read at once).
     Level* const level_copy = reinterpret_cast<Level*>(shared + counter_bytes);
     if constexpr (stages_levels) {
       if (staged) for_my_levels([&](unsigned c, unsigned r, unsigned i) { level_copy[c * staged_levels + i] = levels[c][r]; });
     }
-    local.wait_all(block);  // (a barrier: the level copy is complete after it)
-    be::wait_for_prior_grid();
+    unsigned long long passed_before = 0;
+    if (gate && block.thread_rank() == 0) passed_before = gate.template pass<be>();
+    local.wait_all(block);  // (a barrier: the level copy is complete after it, thread 0 through the gate)
+    if (!gate) be::wait_for_prior_grid();
     for (unsigned k = block.thread_rank(); k < 256 * Active; k += Threads) {
       const unsigned channel = Active == 1 ? 0u : k / 256, value = k % 256;
       const std::uint32_t total = local.total(value, channel);
@@ -692,6 +754,7 @@ struct byte_histogram_kernel {
         if (bin >= 0) be::atomic_add(counters[c] + bin, static_cast<Counter>(total));
       }
     }
+    if (gate && block.thread_rank() == 0) gate.template leave<be>(passed_before, blocks);
   }
 };
 
@@ -708,14 +771,16 @@ unsigned histogram_grid(const Launcher& launcher, count_t n, count_t per_block, 
 // Runs byte_histogram_kernel<.., Channels, Active> over `rows` rows of row_samples samples,
 // row_stride apart, at in, its counters zeroed first: no more blocks than fill the GPU once
 // (each adds its totals to the global counters), fewer for smaller inputs, and at most 2^31
-// samples a block (32-bit counts). @pre rows >= 1 (1 without Rows), row_samples >= 1.
+// samples a block (32-bit counts). One launch through `gate` where it is open and the counters
+// are at most gate_zeroes_bytes; else the zeroing is a stream operation before the launch.
+// @pre rows >= 1 (1 without Rows), row_samples >= 1.
 template <unsigned Channels, unsigned Active, bool Rows, bool Tensor = byte_histogram_tuning::tensor_cores,
           bool Hybrid = false, class Launcher,
           class In, class Counter, class Binner, std::size_t... C>
 typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in, count_t row_samples, count_t rows,
                                                  count_t row_stride, Counter* const (&counters)[Active],
                                                  const int (&bins)[Active], const Binner (&binners)[Active],
-                                                 stdx::index_sequence<C...>) {
+                                                 stdx::index_sequence<C...>, zero_gate gate = {}) {
   using body_t = byte_histogram_kernel<In, Counter, Binner, Channels, Active, Rows, Tensor, Hybrid>;
   const count_t n = row_samples * rows;
   const bool vector_rows = rows == 1 || (row_stride * count_t(sizeof(value_of<In>))) % 16 == 0;
@@ -723,13 +788,20 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const count_t fit = histogram_grid(launcher, n, count_t(body_t::Threads) * 16 * byte_histogram_tuning::min_vectors,
                                      byte_histogram_tuning::blocks_per_sm);
   const count_t grid = fit > fewest ? fit : fewest;
-  const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}};
+  std::size_t zero_bytes = 0;
+  for (unsigned c = 0; c < Active; ++c) zero_bytes += std::size_t(bins[c]) * sizeof(Counter);
+  if (zero_bytes > gate_zeroes_bytes) gate = zero_gate{};
+  const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}, gate, {bins[C]...}};
   // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes),
   // as far as the device allows (the dispatch checked shared_bytes alone against it).
   const std::size_t most = launcher.max_shared_bytes();
   const std::size_t wanted = std::size_t(body_t::Threads / 32) * Active * byte_histogram_tuning::reserved_bytes;
   const std::size_t reserved = wanted < most ? wanted : most;
   const std::size_t launch_shared = body_t::shared_bytes > reserved ? body_t::shared_bytes : reserved;
+  if (gate) {
+    launcher.assume_initialized(gate.words, histogram_temp_bytes);  // any content is valid before block 0 opens it
+    return launcher.run(unsigned(grid), body_t::Threads, body, launch_shared);
+  }
   if constexpr (Active == 1)
     return launcher.zero_then_run(counters[0], std::size_t(bins[0]) * sizeof(Counter), byte_histogram_tuning::overlap,
                                   unsigned(grid), body_t::Threads, body, launch_shared);
@@ -741,8 +813,8 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
 }  // namespace detail
 
 /// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
-/// only sets temp_bytes (the histogram needs no temporary storage; 1 byte, as CUB's
-/// protocol expects a size), or answers invalid_value for n < 0, bins < 1 or a binner
+/// only sets temp_bytes (detail::histogram_temp_bytes: a zero_gate; with less, at least 1,
+/// the counters are zeroed before the launch: detail::gate_in), or answers invalid_value for n < 0, bins < 1 or a binner
 /// that is not valid() as the call does. Returns launcher.invalid_value, writing
 /// nothing, for n < 0, bins < 1, temp_bytes 0, a null counters pointer, a null sample pointer
 /// with n > 0, or a binner that is not valid() (even bins with lower >= upper or overflowing
@@ -761,7 +833,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
   using body_t = detail::histogram_kernel<In, Counter, Binner>;
   if (n < 0 || bins < 1 || !binner.valid()) return launcher.invalid_value;  // the size query too
   if (temp == nullptr) {
-    temp_bytes = 1;
+    temp_bytes = detail::histogram_temp_bytes;
     return launcher.success;
   }
   if (temp_bytes < 1 || counters == nullptr || (n > 0 && detail::is_null(in))) return launcher.invalid_value;
@@ -780,9 +852,10 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
       using hybrid_t = detail::byte_histogram_kernel<In, Counter, Binner, 1, 1, false, true, true>;
       if (n >= byte_histogram_tuning::hybrid_from && hybrid_t::shared_bytes <= launcher.max_shared_bytes())
         return detail::run_byte_histogram<1, 1, false, true, true>(launcher, in, n, 1, n, channel_counters, channel_bins,
-                                                                   channel_binners, detail::stdx::make_index_sequence<1>{});
+                                                                   channel_binners, detail::stdx::make_index_sequence<1>{},
+                                                                   detail::gate_in(temp, temp_bytes));
       return detail::run_byte_histogram<1, 1, false>(launcher, in, n, 1, n, channel_counters, channel_bins, channel_binners,
-                                              detail::stdx::make_index_sequence<1>{});
+                                                     detail::stdx::make_index_sequence<1>{}, detail::gate_in(temp, temp_bytes));
     }
   }
   const std::size_t shared_bytes = body_t::shared_bytes(bins);
@@ -847,7 +920,7 @@ typename Launcher::error_type device_histogram(const Launcher& launcher, void* t
 /// binners[c] (as device_histogram). 1-byte samples: one pass over the image for every
 /// channel (byte_histogram_kernel; 16-byte vectors where the rows are a multiple of 16 bytes
 /// apart); others: a device_histogram of each channel through pixel_samples. With temp ==
-/// nullptr it only sets temp_bytes (1: nothing is used). Returns launcher.invalid_value,
+/// nullptr it only sets temp_bytes (as device_histogram). Returns launcher.invalid_value,
 /// writing nothing, for negative sizes, rows > 1 with row_stride < row_pixels x Channels, an
 /// image above 2^63 - 1 samples, bins[c] < 1, a binner that is not valid(), temp_bytes 0, a
 /// null counters[c], a null samples pointer with pixels.
@@ -870,7 +943,7 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
     for (unsigned c = 0; c < Active; ++c)
       if (bins[c] < 1 || !binners[c].valid()) return launcher.invalid_value;  // the size query too
     if (temp == nullptr) {
-      temp_bytes = 1;
+      temp_bytes = detail::histogram_temp_bytes;
       return launcher.success;
     }
     if (temp_bytes < 1) return launcher.invalid_value;
@@ -883,9 +956,9 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
         constexpr auto channels = detail::stdx::make_index_sequence<Active>{};
         if (rows > 1)
           return detail::run_byte_histogram<Channels, Active, true>(launcher, samples, row_samples, rows, row_stride, counters, bins,
-                                                                    binners, channels);
+                                                                    binners, channels, detail::gate_in(temp, temp_bytes));
         return detail::run_byte_histogram<Channels, Active, false>(launcher, samples, row_samples, 1, row_samples, counters, bins,
-                                                                   binners, channels);
+                                                                   binners, channels, detail::gate_in(temp, temp_bytes));
       }
     }
     for (unsigned c = 0; c < Active; ++c) {
