@@ -24,9 +24,9 @@ namespace tilekit::cub {
 /// CUB's two-phase protocol: a call with d_temp_storage == nullptr only sets temp_storage_bytes (16: with
 /// 1-byte samples the counters are zeroed in the counting launch, which keeps two words there; a call
 /// given less, at least 1 byte, zeroes them before it); the second call, with any non-null
-/// d_temp_storage, queues the work in stream. Errors: cudaErrorInvalidValue, writing nothing, for a negative num_samples,
-/// num_levels < 2, a null d_histogram, or a null d_samples pointer with num_samples > 0; else the
-/// launch's. Differences from CUB: bins are counted in shared memory while they fit (CUB: up to 256),
+/// d_temp_storage, queues the work in stream. Errors: cudaErrorInvalidValue, writing nothing, for a
+/// negative num_samples, num_levels < 2, a null d_histogram, or a null d_samples pointer with num_samples
+/// > 0; else the launch's. Differences from CUB: bins are counted in shared memory while they fit (CUB: up to 256),
 /// in global memory beyond; num_samples of any integer type up to 2^63 - 1.
 struct DeviceHistogram {
   /// num_levels - 1 bins of equal width over [lower_level, upper_level). Also cudaErrorInvalidValue for

@@ -813,9 +813,9 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
 }  // namespace detail
 
 /// The device-wide histogram's dispatch, for any launcher. With temp == nullptr it
-/// only sets temp_bytes (detail::histogram_temp_bytes: a zero_gate; with less, at least 1,
-/// the counters are zeroed before the launch: detail::gate_in), or answers invalid_value for n < 0, bins < 1 or a binner
-/// that is not valid() as the call does. Returns launcher.invalid_value, writing
+/// only sets temp_bytes (detail::histogram_temp_bytes: a zero_gate; with less, at least
+/// 1, the counters are zeroed before the launch: detail::gate_in), or answers
+/// invalid_value for n < 0, bins < 1 or a binner that is not valid() as the call does. Returns launcher.invalid_value, writing
 /// nothing, for n < 0, bins < 1, temp_bytes 0, a null counters pointer, a null sample pointer
 /// with n > 0, or a binner that is not valid() (even bins with lower >= upper or overflowing
 /// arithmetic; range bins without levels).
