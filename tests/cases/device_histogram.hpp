@@ -13,6 +13,7 @@
 #include <tilekit/device/histogram.cuh>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace tk_test {
@@ -571,12 +572,20 @@ void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int6
   hbuf<unsigned char> temp(bytes, 0xCD);
   const auto e = call(temp.data());
   ::backend::sync();
+  // 1-byte samples zero their counters in the launch (the gate in temp, closed again after it)
+  // for one channel, and for several from gate_channels_from samples on; temp is untouched otherwise.
+  const bool gated = sizeof(Sample) == 1 && row_pixels * rows > 0 &&
+                     (Active == 1 || row_pixels * rows * std::int64_t(Channels) >= tilekit::byte_histogram_tuning::gate_channels_from);
+  unsigned long long gate_word = 0;
+  std::memcpy(&gate_word, temp.to_host().data(), sizeof(gate_word));
   BOOST_TEST_CONTEXT(::backend::name << " multi-channel histogram, " << Active << " of " << Channels << " channels of "
                                      << sizeof(Sample) << "-byte samples, " << rows << " rows of " << row_pixels << " pixels, "
                                      << padding << " samples of padding, from sample " << offset
                                      << ", TILEKIT_TEST_SEED=" << base_seed()) {
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(channel_mismatches(counts.to_host(), first, bins, want, Active) == 0u);
+    BOOST_TEST(gate_word == (gated ? 0ull : 0xCDCDCDCDCDCDCDCDull), std::hex << "temp's first word " << gate_word
+                                                                              << (gated ? " (the gate left open)" : " (written without a gate)"));
   }
 }
 
@@ -683,6 +692,12 @@ BOOST_AUTO_TEST_CASE(multi_channel_histograms) {
   const std::int64_t many_rows = std::max<std::int64_t>(30, std::int64_t(::backend::device_max_items()) / 4032);
   check_multi_histogram<4, 3, unsigned char>(1000, many_rows, 32, 0, g, true);
   check_multi_histogram<4, 4, unsigned char>(1000, many_rows, 48, 3, g, true);
+  // Several channels zero their counters in the counting launch from gate_channels_from samples
+  // on (below it, a zeroing kernel before the launch): one row and rows, just past it.
+  const std::int64_t gated_pixels = tilekit::byte_histogram_tuning::gate_channels_from / 4 + 3;
+  check_multi_histogram<4, 3, unsigned char>(gated_pixels, 1, 0, 1, g);
+  check_multi_histogram<4, 3, unsigned char>(gated_pixels / 8 + 1, 8, 12, 0, g);
+  check_multi_histogram<4, 3, unsigned char>(gated_pixels - 4, 1, 0, 0, g);  // just below: no gate
   // Invalid arguments: nothing written.
   const auto launcher = ::backend::launcher();
   hbuf<unsigned char> image(std::vector<unsigned char>(64, 1));

@@ -38,7 +38,9 @@ namespace tilekit {
 // every backend). One launch. 1-byte samples: each block counts the 256 values in
 // one shared histogram (byte_counters), then adds the values' totals to
 // their bins; block 0 zeroes the counters in the same launch, the others wait for it
-// before they add (zero_gate, in temp). Other samples: while the bins fit in a block's shared
+// before they add (zero_gate, in temp; several channels from
+// byte_histogram_tuning::gate_channels_from samples on, a zeroing kernel before the
+// launch below it). Other samples: while the bins fit in a block's shared
 // memory (launcher.max_shared_bytes()), every block counts its share of the
 // samples in shared counters and adds the non-zero ones to the global counters;
 // up to twice that many bins, 16-bit counters two to a word (half_counters: 65536
@@ -954,11 +956,14 @@ typename Launcher::error_type device_multi_histogram(const Launcher& launcher, v
       using body_t = detail::byte_histogram_kernel<In, Counter, Binner, Channels, Active>;
       if (pixels > 0 && body_t::shared_bytes <= launcher.max_shared_bytes()) {
         constexpr auto channels = detail::stdx::make_index_sequence<Active>{};
+        const detail::zero_gate gate = Active == 1 || pixels * count_t(Channels) >= byte_histogram_tuning::gate_channels_from
+                                           ? detail::gate_in(temp, temp_bytes)
+                                           : detail::zero_gate{};
         if (rows > 1)
           return detail::run_byte_histogram<Channels, Active, true>(launcher, samples, row_samples, rows, row_stride, counters, bins,
-                                                                    binners, channels, detail::gate_in(temp, temp_bytes));
+                                                                    binners, channels, gate);
         return detail::run_byte_histogram<Channels, Active, false>(launcher, samples, row_samples, 1, row_samples, counters, bins,
-                                                                   binners, channels, detail::gate_in(temp, temp_bytes));
+                                                                   binners, channels, gate);
       }
     }
     for (unsigned c = 0; c < Active; ++c) {

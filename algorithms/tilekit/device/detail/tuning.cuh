@@ -398,6 +398,16 @@ struct byte_histogram_tuning {
 #else
   static constexpr long long hybrid_from = 1ll << 28;
 #endif
+  // Counters zeroed by block 0 in the counting launch (detail::zero_gate) from gate_channels_from
+  // samples on for several channels; one channel always. H100, this code against 6cd2684 in one
+  // device call (perf/results/2026-12-06-25-histogram-one-launch): one channel, where the counters
+  // were zeroed by a memset before the launch, 5.55 / 5.84 / 6.63 / 9.33 / 14.38 -> 5.40 / 5.51 /
+  // 6.09 / 8.56 / 14.06 us at 2^16 / 2^18 / 2^20 / 2^22 / 2^24 uniform bytes; RGBA 3 of 4 channels,
+  // zeroed by a kernel the counting launch overlaps (a dependent launch), one row 6.13 / 6.39 /
+  // 7.18 / 10.04 -> 6.53 / 6.52 / 6.85 / 9.54 us at 2^16 / 2^18 / 2^20 / 2^22 (rows with padding
+  // the same): the gate's two round trips a block (its acquire poll, then the count) cost more
+  // than the overlapped kernel below 2^20 samples.
+  static constexpr long long gate_channels_from = 1ll << 20;
 };
 
 /// The device-wide distinct. -DTILEKIT_DISTINCT_SMALL_SET_BYTES overrides (for measuring).
