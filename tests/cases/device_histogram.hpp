@@ -336,7 +336,8 @@ BOOST_AUTO_TEST_CASE(byte_samples_counted_by_tensor_cores_or_atomics_by_trip) { 
 
 // 1-byte samples: block 0 zeroes the counters in the counting launch and the other blocks wait
 // for it before they add (zero_gate, two words of temporary storage). The simulator runs later
-// blocks first, so they reach the gate before block 0 opens it. One storage, poisoned once, for
+// blocks first, but block 0 opens the gate in its first slice there: the waiting itself is
+// exercised on the GPU (and by the graph and stream cases there). One storage, poisoned once, for
 // every call: each call must leave the gate closed (word 0 back to 0), and a launch repeating the
 // last one's tag (what a graph's replay does) must count from zero again. Storage smaller than
 // the size query's 16 bytes (the 1 byte it asked for before) or misaligned: the counters are
@@ -585,7 +586,7 @@ void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int6
     BOOST_TEST(e == launcher.success);
     BOOST_TEST(channel_mismatches(counts.to_host(), first, bins, want, Active) == 0u);
     BOOST_TEST(gate_word == (gated ? 0ull : 0xCDCDCDCDCDCDCDCDull), std::hex << "temp's first word " << gate_word
-                                                                              << (gated ? " (the gate left open)" : " (written without a gate)"));
+                                                                              << (gated ? " (gated: the gate not taken or left open)" : " (not gated: written)"));
   }
 }
 
