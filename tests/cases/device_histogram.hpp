@@ -357,48 +357,35 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
   };
   for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), std::int64_t(70001), big}) {
     const auto samples = histogram_samples<unsigned char>(std::size_t(n), 0, 255, spread::uniform, g);
-    std::vector<unsigned> want(256, 0);
-    for (unsigned char x : samples) ++want[x];
-    hbuf<unsigned char> d_samples(samples);
-    hbuf<unsigned> counts(257, poison<unsigned>());
-    // count(temp_at, temp_bytes): the call's error, with the counts checked against want.
-    auto count = [&](void* at, std::size_t bytes, const char* how, auto call) {
-      counts.fill(poison<unsigned>());
-      const auto e = call(at, bytes);
-      ::backend::sync();
-      const auto got = counts.to_host();
-      BOOST_TEST_CONTEXT(::backend::name << " uint8, " << how << ", n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(e == launcher.success);
-        std::size_t bad = 0;
-        for (int b = 0; b < 256; ++b) bad += got[std::size_t(b)] != want[std::size_t(b)];
-        BOOST_TEST(bad == 0u, bad << " bins differ from the CPU's counts");
-        BOOST_TEST(is_poison(got[256]), "wrote past the last bin");
-      }
-    };
-    auto histogram = [&](void* at, std::size_t bytes) {
-      return tilekit::device_histogram(launcher, at, bytes, d_samples.data(), n, counts.data(), 256, binner);
+    // Counts samples with temp_bytes of temp from `at` (checked against the CPU's counts).
+    auto check_with = [&](unsigned char* at, std::size_t temp_bytes, const std::string& how) {
+      check_histogram_run(samples, 256, binner, "uint8, " + how, 0, 0, [&](unsigned char* in, std::int64_t m, unsigned* counters) {
+        return tilekit::device_histogram(launcher, at, temp_bytes, in, m, counters, 256, binner);
+      });
     };
     std::size_t bytes = 0;
-    BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, d_samples.data(), n, counts.data(), 256, binner) ==
-                  launcher.success);
+    BOOST_REQUIRE(tilekit::device_histogram(launcher, nullptr, bytes, samples.data(), n, static_cast<unsigned*>(nullptr), 256,
+                                            binner) == launcher.success);
     BOOST_TEST(bytes == tilekit::detail::histogram_temp_bytes);
     for (int call = 0; call < 3; ++call) {
-      count(temp.data(), bytes, "the gate in the storage of every call", histogram);
+      check_with(temp.data(), bytes, "the gate in the storage of every call");
       BOOST_TEST(gate_word() == 0u, "the gate is left open after call " << call << ", n=" << n);
     }
     // A replay: the same gate (words and tag) twice.
     const tilekit::detail::zero_gate gate{reinterpret_cast<unsigned long long*>(temp.data()), tilekit::detail::next_call_tag()};
-    unsigned* const channel_counters[1] = {counts.data()};
     const int channel_bins[1] = {256};
     const decltype(binner) channel_binners[1] = {binner};
     for (int replay = 0; replay < 2; ++replay)
-      count(temp.data(), bytes, replay == 0 ? "a tag's first launch" : "the tag's replay", [&](void*, std::size_t) {
-        return tilekit::detail::run_byte_histogram<1, 1, false>(launcher, d_samples.data(), n, 1, n, channel_counters, channel_bins,
-                                                                channel_binners, tilekit::detail::stdx::make_index_sequence<1>{}, gate);
-      });
+      check_histogram_run(samples, 256, binner, replay == 0 ? "uint8, a tag's first launch" : "uint8, the tag's replay", 0, 0,
+                          [&](unsigned char* in, std::int64_t m, unsigned* counters) {
+                            unsigned* const channel_counters[1] = {counters};
+                            return tilekit::detail::run_byte_histogram<1, 1, false>(
+                                launcher, in, m, 1, m, channel_counters, channel_bins, channel_binners,
+                                tilekit::detail::stdx::make_index_sequence<1>{}, gate);
+                          });
     BOOST_TEST(gate_word() == 0u, "the gate is left open after the replay, n=" << n);
-    count(temp.data(), 1, "1 byte of storage: zeroed before the launch", histogram);
-    count(temp.data() + 4, bytes, "storage not 8-byte aligned: zeroed before the launch", histogram);
+    check_with(temp.data(), 1, "1 byte of storage: zeroed before the launch");
+    check_with(temp.data() + 4, bytes, "storage not 8-byte aligned: zeroed before the launch");
   }
 }
 
