@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// rb26 (written in the 25th session, NOT YET RUN): a cheaper zeroing gate for the one-launch uint8 histogram
+// rb26 (written in the 25th session; gate1a added in the 26th): a cheaper zeroing gate for the one-launch uint8 histogram
 // (issue 18). The library's gate (detail::zero_gate, "gate2" here) costs each block two round trips before its
 // merge: an acquire poll of the tag, then the atomic that counts it through (the last block closes the gate).
 // rb22 (../rb22.cu, H100) put that 0.6-0.8 us above a kernel with no zeroing at 2^16-2^20. Here one word holds the
@@ -10,6 +10,9 @@
 //            before it: a block whose add found no tag polls until the tag, then adds again
 //   gate1e   gate1 with the fetch_add issued once the block's first trip of loads is issued (its latency hidden
 //            behind the counting; most blocks find the gate open by then, the others add again at the end)
+//   gate1a   gate1e with an acquire add in place of acq_rel (no MEMBAR before it: with acq_rel the fence waits for the
+//            trip's loads just issued), and a block whose add found no tag adds again at once, polling only after a
+//            second miss (the library's protocol since the 26th session)
 //   memset   a 1 KB memset, then the kernel (tilekit's uint8 shape before the gate)
 //   floor    the output zeroed outside the timing (not a correct call: the bound)
 // The last block through (old count == blocks - 1) stores 0. Every variant runs twice with the same tag per size
@@ -70,7 +73,7 @@ __device__ void open_gate(unsigned* out, unsigned long long* w, unsigned long lo
     ref(w[0]).exchange(tag << 16, cuda::memory_order_release);
   }
 }
-// Mode 2: gate2; 1: gate1; 3: gate1e.
+// Mode 2: gate2; 1: gate1; 3: gate1e; 4: gate1a.
 template <int Mode>
 __global__ void __launch_bounds__(T) k_gated(const uint4* in, long long vecs, unsigned* out, unsigned long long* w,
                                               unsigned long long tag) {
@@ -79,11 +82,18 @@ __global__ void __launch_bounds__(T) k_gated(const uint4* in, long long vecs, un
   unsigned long long old = 0;  // thread 0's: the word before its add (gate1, gate1e)
   privatise(in, vecs, local, [&] {
     if (Mode == 3 && threadIdx.x == 0) old = ref(w[0]).fetch_add(1, cuda::memory_order_acq_rel);
+    if (Mode == 4 && threadIdx.x == 0) old = ref(w[0]).fetch_add(1, cuda::memory_order_acquire);
   });
   if (threadIdx.x == 0) {
     if constexpr (Mode == 2) {
       while (ref(w[0]).load(cuda::memory_order_acquire) != tag) {}
       old = ref(w[1]).fetch_add(1, cuda::memory_order_relaxed);
+    } else if constexpr (Mode == 4) {
+      while ((old >> 16) != tag) {
+        old = ref(w[0]).fetch_add(1, cuda::memory_order_acquire);
+        if ((old >> 16) == tag) break;
+        while ((ref(w[0]).load(cuda::memory_order_acquire) >> 16) != tag) {}
+      }
     } else {
       if (Mode == 1) old = ref(w[0]).fetch_add(1, cuda::memory_order_acq_rel);
       while ((old >> 16) != tag) {  // added before block 0 opened: that add was dropped
@@ -139,6 +149,7 @@ int main() {
     gated("gate2", k_gated<2>);
     gated("gate1", k_gated<1>);
     gated("gate1e", k_gated<3>);
+    gated("gate1a", k_gated<4>);
   }
   CK(cudaGetLastError());
   std::printf("done\n");
