@@ -7,6 +7,7 @@
 #include "../common/gpu_backend.cuh"
 using backend = tk_test::gpu_backend;
 #include "../cases/device_histogram.hpp"
+#include "../common/replay_slices.cuh"
 
 #include <tilekit/cub/device_histogram.cuh>
 
@@ -31,20 +32,6 @@ void even_matches_cub(tk_test::device_buffer<Sample>& samples, int n, int bins, 
   std::size_t bad = 0;
   for (int i = 0; i < bins; ++i) bad += ha[std::size_t(i)] != hb[std::size_t(i)];
   BOOST_TEST(bad == 0u, bad << " of " << bins << " bins differ from CUB");
-}
-
-// in = inputs + (*next) * n, one slice of bytes per replay.
-__global__ void pick_byte_slice(const unsigned char* inputs, unsigned char* in, long long n, const unsigned* next) {
-  const unsigned char* from = inputs + (long long)(*next) * n;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    in[i] = from[i];
-}
-
-// results[*next][0 .. 256) = counts, then *next += 1 (one block of 256 threads).
-__global__ void keep_counts(const unsigned* counts, unsigned* results, unsigned* next) {
-  results[*next * 256u + threadIdx.x] = counts[threadIdx.x];
-  __syncthreads();
-  if (threadIdx.x == 0) *next += 1;
 }
 
 // The CPU's 256 counts of each slice of n bytes.
@@ -190,10 +177,10 @@ BOOST_AUTO_TEST_CASE(byte_histogram_graph_replayed_100_times_on_the_same_storage
   TK_CUDA_CHECK(cudaStreamCreate(&stream));
   cudaGraph_t graph;
   TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  pick_byte_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
+  tk_test::pick_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
   BOOST_TEST(tilekit::device::histogram_even(temp.data(), bytes, in.data(), std::int64_t(n), counts.data(), 257, 0, 256, stream) ==
              cudaSuccess);
-  keep_counts<<<1, 256, 0, stream>>>(counts.data(), results.data(), next.data());
+  tk_test::keep_results<<<1, 256, 0, stream>>>(counts.data(), results.data(), 256u, next.data());
   TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec;
   TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));

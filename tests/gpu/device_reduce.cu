@@ -6,6 +6,7 @@ using backend = tk_test::gpu_backend;
 #include "../cases/device_reduce.hpp"
 #include "../cases/device_segmented_reduce.hpp"
 #include "../cases/device_reduce_by_key.hpp"
+#include "../common/replay_slices.cuh"
 
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_segmented_reduce.cuh>
@@ -208,18 +209,6 @@ BOOST_AUTO_TEST_CASE(under_graph_capture) {
 
 namespace {
 
-// in = inputs + (*next) * n, one slice per replay.
-__global__ void pick_slice(const int* inputs, int* in, long long n, const unsigned* next) {
-  const int* from = inputs + (long long)(*next) * n;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
-    in[i] = from[i];
-}
-
-__global__ void keep_result(const long long* out, long long* results, unsigned* next) {
-  results[*next] = *out;
-  *next += 1;
-}
-
 std::vector<long long> slice_sums(const std::vector<int>& all, std::size_t n) {
   std::vector<long long> sums(all.size() / n, 0);
   for (std::size_t k = 0; k < sums.size(); ++k)
@@ -249,10 +238,10 @@ BOOST_AUTO_TEST_CASE(graph_replayed_100_times_on_the_same_storage) {
   TK_CUDA_CHECK(cudaStreamCreate(&stream));
   cudaGraph_t graph;
   TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  pick_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
+  tk_test::pick_slice<<<264, 256, 0, stream>>>(inputs.data(), in.data(), (long long)n, next.data());
   BOOST_TEST(tilekit::device::reduce(temp.data(), bytes, in.data(), std::int64_t(n), out.data(), tilekit::plus{}, 0ll,
                                      stream) == cudaSuccess);
-  keep_result<<<1, 1, 0, stream>>>(out.data(), results.data(), next.data());
+  tk_test::keep_results<<<1, 32, 0, stream>>>(out.data(), results.data(), 1u, next.data());
   TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   cudaGraphExec_t exec;
   TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
