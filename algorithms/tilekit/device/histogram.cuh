@@ -428,59 +428,46 @@ struct spread_histogram_kernel {
 };
 
 // One launch in place of "zero the counters, then count" (a memset or zeroing kernel before the
-// kernel: two stream operations). Block 0 zeroes the counters first thing, then opens the gate,
-// one word in temporary storage: the call's tag in its high 48 bits, a count of the blocks
-// through in its low 16, set to (tag, 0) by an exchange with release semantics. Every block's
-// thread 0 adds 1 to the word (acquire) once its block's first loads are issued (enter), so that
-// the round trip overlaps the counting, and before the block's first global add checks what the
-// add returned (pass): the tag, or else the add came before block 0 opened the gate and the
-// opening dropped it; the thread then adds again, polling for the tag between tries. The block
-// whose add finds blocks - 1 through closes the gate (word = 0), so that neither the next call on
-// the same storage nor a graph's replay of this call (the same tag) finds it open. The word may
-// hold anything before its first use (a stale tag equal to this call's: odds of 2^-48). Blocks
-// wait only on block 0, which the GPU starts first (as CUB's look-back relies on lower blocks
-// starting first); the grid fits the device at once besides. @pre fewer than 2^16 blocks.
+// kernel: two stream operations). Block 0 zeroes the counters first thing, then opens the gate:
+// it zeroes words[1] and publishes the call's tag in words[0] (a release store). Every block's
+// thread 0 waits at the gate (acquire loads) before its block's first global add, counts itself
+// through it in words[1], and the block that completes the count closes the gate (words[0] = 0),
+// so that neither the next call on the same storage nor a graph's replay of this call (the same
+// tag) finds it open. words: 2 in temporary storage, 8-byte aligned, any content before its
+// first use (a stale tag equal to this call's has odds of 2^-64: next_call_tag). Blocks wait
+// only on block 0, which the GPU starts first (as CUB's look-back relies on lower blocks
+// starting first); the grid fits the device at once besides.
 struct zero_gate {
-  static constexpr unsigned count_bits = 16;
-  static constexpr unsigned long long count_mask = (1ull << count_bits) - 1;
-  unsigned long long* word = nullptr;  // null: the counters were zeroed before the launch
-  unsigned long long tag = 0;          // 48 bits, never 0 (gate_in)
-  explicit TILEKIT_HD operator bool() const { return word != nullptr; }
-  TILEKIT_HD bool shows_tag(unsigned long long value) const { return value >> count_bits == tag; }
+  unsigned long long* words = nullptr;  // null: the counters were zeroed before the launch
+  unsigned long long tag = 0;
+  explicit TILEKIT_HD operator bool() const { return words != nullptr; }
   // Block 0's thread 0, after the block zeroed the counters and synchronised.
   template <class be>
-  TILEKIT_HD void open() const { be::atomic_exch_release(word, tag << count_bits); }
-  // A block's thread 0, early: its first try to count the block through (pass() finishes it).
+  TILEKIT_HD void open() const {
+    be::store_relaxed(words + 1, 0ull);
+    be::store_release(words, tag);
+  }
+  // A block's thread 0: returns once the gate is open, and counts the block through.
   template <class be>
-  TILEKIT_HD unsigned long long enter() const { return be::atomic_add_acquire(word, 1ull); }
-  // A block's thread 0, with what enter() returned: returns once the block is counted through
-  // an open gate, the word's value before that add.
-  template <class be>
-  TILEKIT_HD unsigned long long pass(unsigned long long entered) const {
-    while (!shows_tag(entered)) {
-      entered = be::atomic_add_acquire(word, 1ull);
-      if (shows_tag(entered)) break;
-      while (!shows_tag(be::load_acquire(word))) be::pause(64);
-    }
-    return entered;
+  TILEKIT_HD unsigned long long pass() const {
+    while (be::load_acquire(words) != tag) be::pause(64);
+    return be::atomic_add(words + 1, 1ull);
   }
   // A block's thread 0, with what pass() returned: the last block through closes the gate.
   template <class be>
-  TILEKIT_HD void leave(unsigned long long passed, unsigned long long blocks) const {
-    if ((passed & count_mask) == blocks - 1) be::store_relaxed(word, 0ull);
+  TILEKIT_HD void leave(unsigned long long passed_before, unsigned long long blocks) const {
+    if (passed_before == blocks - 1) be::store_relaxed(words, 0ull);
   }
 };
 
-// The histograms' temporary storage: 16 bytes, of which a zero_gate's word takes the first 8
-// (8 more kept for the gate's future use: callers size storage by the size query).
+// The histograms' temporary storage: a zero_gate's words.
 inline constexpr std::size_t histogram_temp_bytes = 2 * sizeof(unsigned long long);
 // The gate of a call given temp (temp_bytes of it): none where temp is smaller than
 // histogram_temp_bytes (storage sized by the 1 byte the size query asked for before
 // 2026-12-06) or not 8-byte aligned; the call then zeroes the counters before its launch.
 inline zero_gate gate_in(void* temp, std::size_t temp_bytes) {
   if (temp == nullptr || temp_bytes < histogram_temp_bytes || reinterpret_cast<std::uintptr_t>(temp) % 8 != 0) return {};
-  const unsigned long long tag = next_call_tag() >> zero_gate::count_bits;
-  return zero_gate{static_cast<unsigned long long*>(temp), tag != 0 ? tag : 1};
+  return zero_gate{static_cast<unsigned long long*>(temp), next_call_tag()};
 }
 
 // Counters zeroed in the launch (zero_gate) where the counters of every channel together are at
@@ -594,13 +581,6 @@ struct byte_histogram_kernel {
       block.sync();
       if (block.thread_rank() == 0) gate.template open<be>();
     }
-    // Thread 0's first add to the gate, once its first loads are issued (each loop below calls
-    // enter_gate after its loads; the add's round trip overlaps theirs); pass() finishes it.
-    unsigned long long entered = 0;
-    bool to_enter = gate && block.thread_rank() == 0;
-    auto enter_gate = [&] {
-      if (to_enter) entered = gate.template enter<be>(), to_enter = false;
-    };
     // Sample `value` of channel c: counted where c is active.
     auto add = [&](unsigned value, unsigned c) {
       if (Active == Channels || c < Active) local.add(value, c);
@@ -639,14 +619,12 @@ struct byte_histogram_kernel {
           count_t at[in_flight];
           TILEKIT_UNROLL
           for (unsigned u = 0; u < in_flight; ++u) x[u] = load_vector<std::uint32_t, 4>(locate(v + u * threads, at[u]));
-          enter_gate();
           TILEKIT_UNROLL
           for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], at[u]);
         }
         for (; v < all; v += threads) {
           count_t at = 0;
           const auto x = load_vector<std::uint32_t, 4>(locate(v, at));
-          enter_gate();
           count_words(x, at);
         }
       };
@@ -676,16 +654,13 @@ struct byte_histogram_kernel {
             if (u > 0) advance(r[u], kk[u]);
             x[u] = load_vector<std::uint32_t, 4>(address(r[u], kk[u]));
           }
-          enter_gate();
           TILEKIT_UNROLL
           for (unsigned u = 0; u < in_flight; ++u) count_words(x[u], head + 16 * kk[u]);
           row = r[in_flight - 1], k = kk[in_flight - 1];
           advance(row, k);
         }
         for (; v < all; v += threads) {
-          const auto x = load_vector<std::uint32_t, 4>(address(row, k));
-          enter_gate();
-          count_words(x, head + 16 * k);
+          count_words(load_vector<std::uint32_t, 4>(address(row, k)), head + 16 * k);
           advance(row, k);
         }
       } else if constexpr (tensor && be::has_bit_mma) {
@@ -724,7 +699,6 @@ struct byte_histogram_kernel {
           vector_of<std::uint32_t, 4> x[4];
           TILEKIT_UNROLL
           for (unsigned u = 0; u < 4; ++u) x[u] = load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads));
-          enter_gate();
           add_vectors(x, 0, v, true);
         }
         if (v - lane < vectors) {  // the warp's first lane has a vector: the last trip
@@ -736,7 +710,6 @@ struct byte_histogram_kernel {
             x[u] = here ? load_vector<std::uint32_t, 4>(words + 4 * (v + u * threads)) : vector_of<std::uint32_t, 4>{};
             zeros += here ? 0u : 16u;
           }
-          enter_gate();
           add_vectors(x, zeros, v, false);
         }
       } else {
@@ -763,9 +736,8 @@ struct byte_histogram_kernel {
     if constexpr (stages_levels) {
       if (staged) for_my_levels([&](unsigned c, unsigned r, unsigned i) { level_copy[c * staged_levels + i] = levels[c][r]; });
     }
-    enter_gate();  // (where no loop above ran in this thread)
-    unsigned long long passed = 0;
-    if (gate && block.thread_rank() == 0) passed = gate.template pass<be>(entered);
+    unsigned long long passed_before = 0;
+    if (gate && block.thread_rank() == 0) passed_before = gate.template pass<be>();
     local.wait_all(block);  // (a barrier: the level copy is complete after it, thread 0 through the gate)
     if (!gate) be::wait_for_prior_grid();
     for (unsigned k = block.thread_rank(); k < 256 * Active; k += Threads) {
@@ -784,7 +756,7 @@ struct byte_histogram_kernel {
         if (bin >= 0) be::atomic_add(counters[c] + bin, static_cast<Counter>(total));
       }
     }
-    if (gate && block.thread_rank() == 0) gate.template leave<be>(passed, blocks);
+    if (gate && block.thread_rank() == 0) gate.template leave<be>(passed_before, blocks);
   }
 };
 
@@ -820,7 +792,7 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const count_t grid = fit > fewest ? fit : fewest;
   std::size_t zero_bytes = 0;
   for (unsigned c = 0; c < Active; ++c) zero_bytes += std::size_t(bins[c]) * sizeof(Counter);
-  if (zero_bytes > gate_zeroes_bytes || grid > count_t(zero_gate::count_mask)) gate = zero_gate{};
+  if (zero_bytes > gate_zeroes_bytes) gate = zero_gate{};
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}, gate, {bins[C]...}};
   // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes),
   // as far as the device allows (the dispatch checked shared_bytes alone against it).
@@ -829,7 +801,7 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const std::size_t reserved = wanted < most ? wanted : most;
   const std::size_t launch_shared = body_t::shared_bytes > reserved ? body_t::shared_bytes : reserved;
   if (gate) {
-    launcher.assume_initialized(gate.word, sizeof(*gate.word));  // any content is valid before block 0 opens it
+    launcher.assume_initialized(gate.words, histogram_temp_bytes);  // any content is valid before block 0 opens it
     return launcher.run(unsigned(grid), body_t::Threads, body, launch_shared);
   }
   if constexpr (Active == 1)
