@@ -12,18 +12,19 @@
 //            behind the counting; most blocks find the gate open by then, the others add again at the end)
 //   gate1a   gate1e with an acquire add in place of acq_rel (no MEMBAR before it: with acq_rel the fence waits for the
 //            trip's loads just issued), and a block whose add found no tag adds again at once, polling only after a
-//            second miss (the library's protocol since the 26th session)
+//            second miss (the protocol of the 26th session's library patch, one-word-gate.patch: not kept)
 //   memset   a 1 KB memset, then the kernel (tilekit's uint8 shape before the gate)
 //   floor    the output zeroed outside the timing (not a correct call: the bound)
 // The last block through (old count == blocks - 1) stores 0. Every variant runs twice with the same tag per size
 // (what a graph replay does) and is checked against a host count both times. Same harness as rb22: 256 threads,
 // at most 8 blocks a multiprocessor (all resident), L2 flushed before each timed call, medians of 41.
-// Build: nvcc -O3 -std=c++17 -arch=sm_90 -I include -I algorithms next/rb26.cu (from the repository root, as rb22).
+// Build: nvcc -O3 -std=c++17 -arch=sm_90 -I include -I algorithms perf/results/2026-12-06-26-one-word-gate/rb26.cu (from the
+// repository root; the binary that ran was built in ../2026-12-06-25-histogram-one-launch/next/, its include one level up).
 #include <cuda/atomic>
 #include <algorithm>
 #include <cstdio>
 #include <vector>
-#include "../../2026-12-06-22-reduce-cluster/common.cuh"
+#include "../2026-12-06-22-reduce-cluster/common.cuh"
 
 constexpr int T = 256, V = 4;  // threads; 16-byte loads a thread a trip
 using ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
