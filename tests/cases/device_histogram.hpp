@@ -334,6 +334,14 @@ void check_tensor_byte_cases() {
 BOOST_AUTO_TEST_CASE(byte_samples_counted_by_the_tensor_cores) { check_tensor_byte_cases<false>(); }
 BOOST_AUTO_TEST_CASE(byte_samples_counted_by_tensor_cores_or_atomics_by_trip) { check_tensor_byte_cases<true>(); }
 
+// The first 8 bytes of temporary storage (where a zero_gate keeps its word), read back.
+inline unsigned long long first_word_of(const tk_test::hbuf<unsigned char>& temp) {
+  const auto h = temp.to_host();
+  unsigned long long word = 0;
+  std::memcpy(&word, h.data(), sizeof(word));
+  return word;
+}
+
 // 1-byte samples: block 0 zeroes the counters in the counting launch and the other blocks wait
 // for it before they add (zero_gate, two words of temporary storage). The simulator runs later
 // blocks first, but block 0 opens the gate in its first slice there: the waiting itself is
@@ -349,12 +357,7 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
   const tilekit::even_bins<unsigned char, int> binner(257, 0, 256);
   const std::int64_t big = std::int64_t(::backend::device_max_items()) + 3;
   hbuf<unsigned char> temp(64, 0xCD);
-  auto gate_word = [&] {
-    const auto h = temp.to_host();
-    unsigned long long w;
-    std::memcpy(&w, h.data(), sizeof(w));
-    return w;
-  };
+  auto gate_word = [&] { return first_word_of(temp); };
   for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), std::int64_t(70001), big}) {
     const auto samples = histogram_samples<unsigned char>(std::size_t(n), 0, 255, spread::uniform, g);
     // Counts samples with temp_bytes of temp from `at` (checked against the CPU's counts).
@@ -564,8 +567,7 @@ void check_multi_histogram(std::int64_t row_pixels, std::int64_t rows, std::int6
   // for one channel, and for several from gate_channels_from samples on; temp is untouched otherwise.
   const bool gated = sizeof(Sample) == 1 && row_pixels * rows > 0 &&
                      (Active == 1 || row_pixels * rows * std::int64_t(Channels) >= tilekit::byte_histogram_tuning::gate_channels_from);
-  unsigned long long gate_word = 0;
-  std::memcpy(&gate_word, temp.to_host().data(), sizeof(gate_word));
+  const unsigned long long gate_word = first_word_of(temp);
   BOOST_TEST_CONTEXT(::backend::name << " multi-channel histogram, " << Active << " of " << Channels << " channels of "
                                      << sizeof(Sample) << "-byte samples, " << rows << " rows of " << row_pixels << " pixels, "
                                      << padding << " samples of padding, from sample " << offset
