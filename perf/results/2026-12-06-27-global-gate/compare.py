@@ -3,15 +3,15 @@
 # rounds' medians, us: v_old* is main's (8afe169), v_new* the variant of that call (call1: early relaxed global add,
 # fence at the merge; call2: one acquire add at the merge), v_load* (call1) the early add with an acquire load at the
 # merge. Ratios are against the faster CUB: 3.0.1's rows of every file and 3.5's of v_latest*.
-import collections, glob, json, lzma, os, re, sys
+import collections, glob, os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+import device_report  # perf/device_report.py: load() reads a JSON or JSON.xz into medians by row name
 
 
 def medians(path):
-    with lzma.open(path) as f:
-        d = json.load(f)
     unit = {'ns': 1e-3, 'us': 1.0, 'ms': 1e3}
-    return {b['run_name'].replace('/iterations:25/manual_time', ''): b['real_time'] * unit[b['time_unit']]
-            for b in d['benchmarks'] if b.get('aggregate_name') == 'median'}
+    return {name: b['real_time'] * unit[b['time_unit']] for name, b in device_report.load(path)[1].items()}
 
 
 folder = sys.argv[1] if len(sys.argv) > 1 else 'call1'
