@@ -357,7 +357,6 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
   const tilekit::even_bins<unsigned char, int> binner(257, 0, 256);
   const std::int64_t big = std::int64_t(::backend::device_max_items()) + 3;
   hbuf<unsigned char> temp(64, 0xCD);
-  auto gate_word = [&] { return first_word_of(temp); };
   for (std::int64_t n : {std::int64_t(1), std::int64_t(4097), std::int64_t(70001), big}) {
     const auto samples = histogram_samples<unsigned char>(std::size_t(n), 0, 255, spread::uniform, g);
     // Counts samples with temp_bytes of temp from `at` (checked against the CPU's counts).
@@ -372,7 +371,7 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
     BOOST_TEST(bytes == tilekit::detail::histogram_temp_bytes);
     for (int call = 0; call < 3; ++call) {
       check_with(temp.data(), bytes, "the gate in the storage of every call");
-      BOOST_TEST(gate_word() == 0u, "the gate is left open after call " << call << ", n=" << n);
+      BOOST_TEST(first_word_of(temp) == 0u, "the gate is left open after call " << call << ", n=" << n);
     }
     // A replay: the same gate (words and tag) twice.
     const tilekit::detail::zero_gate gate{reinterpret_cast<unsigned long long*>(temp.data()), tilekit::detail::next_call_tag()};
@@ -386,7 +385,7 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
                                 launcher, in, m, 1, m, channel_counters, channel_bins, channel_binners,
                                 tilekit::detail::stdx::make_index_sequence<1>{}, gate);
                           });
-    BOOST_TEST(gate_word() == 0u, "the gate is left open after the replay, n=" << n);
+    BOOST_TEST(first_word_of(temp) == 0u, "the gate is left open after the replay, n=" << n);
     check_with(temp.data(), 1, "1 byte of storage: zeroed before the launch");
     check_with(temp.data() + 4, bytes, "storage not 8-byte aligned: zeroed before the launch");
   }
