@@ -343,7 +343,7 @@ inline unsigned long long first_word_of(const tk_test::hbuf<unsigned char>& temp
 }
 
 // 1-byte samples: block 0 zeroes the counters in the counting launch and the other blocks wait
-// for it before they add (zero_gate, two words of temporary storage). The simulator runs later
+// for it before they add (zero_gate, a word of temporary storage). The simulator runs later
 // blocks first, but block 0 opens the gate in its first slice there: the waiting itself is
 // exercised on the GPU (and by the graph and stream cases there). One storage, poisoned once, for
 // every call: each call must leave the gate closed (word 0 back to 0), and a launch repeating the
@@ -373,8 +373,9 @@ BOOST_AUTO_TEST_CASE(byte_counters_zeroed_in_the_launch) {
       check_with(temp.data(), bytes, "the gate in the storage of every call");
       BOOST_TEST(first_word_of(temp) == 0u, "the gate is left open after call " << call << ", n=" << n);
     }
-    // A replay: the same gate (words and tag) twice.
-    const tilekit::detail::zero_gate gate{reinterpret_cast<unsigned long long*>(temp.data()), tilekit::detail::next_call_tag()};
+    // A replay: the same gate (word and tag) twice.
+    const tilekit::detail::zero_gate gate = tilekit::detail::gate_in(temp.data(), bytes);
+    BOOST_REQUIRE(bool(gate));
     const int channel_bins[1] = {256};
     const decltype(binner) channel_binners[1] = {binner};
     for (int replay = 0; replay < 2; ++replay)

@@ -428,46 +428,57 @@ struct spread_histogram_kernel {
 };
 
 // One launch in place of "zero the counters, then count" (a memset or zeroing kernel before the
-// kernel: two stream operations). Block 0 zeroes the counters first thing, then opens the gate:
-// it zeroes words[1] and publishes the call's tag in words[0] (a release store). Every block's
-// thread 0 waits at the gate (acquire loads) before its block's first global add, counts itself
-// through it in words[1], and the block that completes the count closes the gate (words[0] = 0),
-// so that neither the next call on the same storage nor a graph's replay of this call (the same
-// tag) finds it open. words: 2 in temporary storage, 8-byte aligned, any content before its
-// first use (a stale tag equal to this call's has odds of 2^-64: next_call_tag). Blocks wait
-// only on block 0, which the GPU starts first (as CUB's look-back relies on lower blocks
-// starting first); the grid fits the device at once besides.
+// kernel: two stream operations). Block 0 zeroes the counters first thing, then opens the gate,
+// one word in temporary storage: the call's tag in its high 48 bits, a count of the blocks
+// through in its low 16, set to (tag, 0) by an exchange with release semantics. Before its
+// block's first global add, every block's thread 0 adds 1 to the word (acquire) and checks what
+// the add returned: the tag, or else the add came before block 0 opened the gate and the opening
+// dropped it; the thread then polls for the tag and adds again. One round trip a block where the
+// gate is open (a poll, then a separate count, took two). The block whose add finds blocks - 1
+// through closes the gate (word = 0), so that neither the next call on the same storage nor a
+// graph's replay of this call (the same tag) finds it open. The word may hold anything before its
+// first use (a stale tag equal to this call's: odds of 2^-48). Blocks wait only on block 0, which
+// the GPU starts first (as CUB's look-back relies on lower blocks starting first); the grid fits
+// the device at once besides. @pre fewer than 2^16 blocks.
 struct zero_gate {
-  unsigned long long* words = nullptr;  // null: the counters were zeroed before the launch
-  unsigned long long tag = 0;
-  explicit TILEKIT_HD operator bool() const { return words != nullptr; }
+  static constexpr unsigned count_bits = 16;
+  static constexpr unsigned long long count_mask = (1ull << count_bits) - 1;
+  unsigned long long* word = nullptr;  // null: the counters were zeroed before the launch
+  unsigned long long tag = 0;          // 48 bits, never 0 (gate_in)
+  explicit TILEKIT_HD operator bool() const { return word != nullptr; }
+  TILEKIT_HD bool shows_tag(unsigned long long value) const { return value >> count_bits == tag; }
   // Block 0's thread 0, after the block zeroed the counters and synchronised.
   template <class be>
-  TILEKIT_HD void open() const {
-    be::store_relaxed(words + 1, 0ull);
-    be::store_release(words, tag);
-  }
-  // A block's thread 0: returns once the gate is open, and counts the block through.
+  TILEKIT_HD void open() const { be::atomic_exch_release(word, tag << count_bits); }
+  // A block's thread 0, before its block's first global add: returns once the block is counted
+  // through an open gate, the word's value before that add. One acquire add (no release: the
+  // count publishes nothing; the last block closes the gate once every block has read the tag),
+  // so one round trip where block 0 opened the gate before; otherwise poll and add again.
   template <class be>
   TILEKIT_HD unsigned long long pass() const {
-    while (be::load_acquire(words) != tag) be::pause(64);
-    return be::atomic_add(words + 1, 1ull);
+    for (;;) {
+      const unsigned long long passed = be::atomic_add_acquire(word, 1ull);
+      if (shows_tag(passed)) return passed;
+      while (!shows_tag(be::load_acquire(word))) be::pause(64);
+    }
   }
   // A block's thread 0, with what pass() returned: the last block through closes the gate.
   template <class be>
-  TILEKIT_HD void leave(unsigned long long passed_before, unsigned long long blocks) const {
-    if (passed_before == blocks - 1) be::store_relaxed(words, 0ull);
+  TILEKIT_HD void leave(unsigned long long passed, unsigned long long blocks) const {
+    if ((passed & count_mask) == blocks - 1) be::store_relaxed(word, 0ull);
   }
 };
 
-// The histograms' temporary storage: a zero_gate's words.
+// The histograms' temporary storage: 16 bytes, of which a zero_gate's word takes the first 8
+// (8 more kept for the gate's future use: callers size storage by the size query).
 inline constexpr std::size_t histogram_temp_bytes = 2 * sizeof(unsigned long long);
 // The gate of a call given temp (temp_bytes of it): none where temp is smaller than
 // histogram_temp_bytes (storage sized by the 1 byte the size query asked for before
 // 2026-12-06) or not 8-byte aligned; the call then zeroes the counters before its launch.
 inline zero_gate gate_in(void* temp, std::size_t temp_bytes) {
   if (temp == nullptr || temp_bytes < histogram_temp_bytes || reinterpret_cast<std::uintptr_t>(temp) % 8 != 0) return {};
-  return zero_gate{static_cast<unsigned long long*>(temp), next_call_tag()};
+  const unsigned long long tag = next_call_tag() >> zero_gate::count_bits;
+  return zero_gate{static_cast<unsigned long long*>(temp), tag != 0 ? tag : 1};
 }
 
 // Counters zeroed in the launch (zero_gate) where the counters of every channel together are at
@@ -736,8 +747,8 @@ struct byte_histogram_kernel {
     if constexpr (stages_levels) {
       if (staged) for_my_levels([&](unsigned c, unsigned r, unsigned i) { level_copy[c * staged_levels + i] = levels[c][r]; });
     }
-    unsigned long long passed_before = 0;
-    if (gate && block.thread_rank() == 0) passed_before = gate.template pass<be>();
+    unsigned long long passed = 0;
+    if (gate && block.thread_rank() == 0) passed = gate.template pass<be>();
     local.wait_all(block);  // (a barrier: the level copy is complete after it, thread 0 through the gate)
     if (!gate) be::wait_for_prior_grid();
     for (unsigned k = block.thread_rank(); k < 256 * Active; k += Threads) {
@@ -756,7 +767,7 @@ struct byte_histogram_kernel {
         if (bin >= 0) be::atomic_add(counters[c] + bin, static_cast<Counter>(total));
       }
     }
-    if (gate && block.thread_rank() == 0) gate.template leave<be>(passed_before, blocks);
+    if (gate && block.thread_rank() == 0) gate.template leave<be>(passed, blocks);
   }
 };
 
@@ -792,7 +803,7 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const count_t grid = fit > fewest ? fit : fewest;
   std::size_t zero_bytes = 0;
   for (unsigned c = 0; c < Active; ++c) zero_bytes += std::size_t(bins[c]) * sizeof(Counter);
-  if (zero_bytes > gate_zeroes_bytes) gate = zero_gate{};
+  if (zero_bytes > gate_zeroes_bytes || grid > count_t(zero_gate::count_mask)) gate = zero_gate{};
   const body_t body{in, row_samples, rows, row_stride, vector_rows, {counters[C]...}, {binners[C]...}, gate, {bins[C]...}};
   // The block reserves more shared memory than it uses (byte_histogram_tuning::reserved_bytes),
   // as far as the device allows (the dispatch checked shared_bytes alone against it).
@@ -801,7 +812,7 @@ typename Launcher::error_type run_byte_histogram(const Launcher& launcher, In in
   const std::size_t reserved = wanted < most ? wanted : most;
   const std::size_t launch_shared = body_t::shared_bytes > reserved ? body_t::shared_bytes : reserved;
   if (gate) {
-    launcher.assume_initialized(gate.words, histogram_temp_bytes);  // any content is valid before block 0 opens it
+    launcher.assume_initialized(gate.word, sizeof(*gate.word));  // any content is valid before block 0 opens it
     return launcher.run(unsigned(grid), body_t::Threads, body, launch_shared);
   }
   if constexpr (Active == 1)

@@ -30,8 +30,8 @@
 //   tensor     bit_mma(a, b, d): the warp's 16x8x256 1-bit matrix product (AND, popcount);
 //              has_bit_mma: whether algorithms take their paths built on it (the GPU from sm_80,
 //              where it is the tensor cores'; detail::bit_mma_by_shuffles emulates it elsewhere)
-//   memory     atomic_add / cas / exch / min / max, load_acquire, load_relaxed,
-//              store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
+//   memory     atomic_add / cas / exch / min / max, atomic_add_acquire, atomic_exch_release,
+//              load_acquire, load_relaxed, store_relaxed, store_release, store_relaxed_pair, load_relaxed_pair,
 //              fence, is_shared, pause(ns) (a poller's back-off), prefetch_l2(address) /
 //              prefetch_l2_bytes(address, bytes) (hints to the L2 cache), atomic_or_kept_in_l2 /
 //              keep_in_l2_no_more (an or whose line L2 keeps ahead of streamed data; its undoing),
@@ -114,6 +114,8 @@ template <class B, class = void>
 struct has_memory_ops : stdx::false_type {};
 template <class B>
 struct has_memory_ops<B, stdx::void_t<decltype(B::atomic_add(static_cast<unsigned*>(nullptr), 0u)),
+                                      decltype(B::atomic_add_acquire(static_cast<unsigned long long*>(nullptr), 0ull)),
+                                      decltype(B::atomic_exch_release(static_cast<unsigned long long*>(nullptr), 0ull)),
                                       decltype(B::load_acquire(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::load_relaxed(static_cast<const unsigned*>(nullptr))),
                                       decltype(B::store_relaxed(static_cast<unsigned*>(nullptr), 0u)),
@@ -141,7 +143,7 @@ struct backend_contract {
                 "tilekit backend: needs shfl<Kind, T>(mask, words, arg, width), ballot, any, all, match_any, "
                 "syncwarp, has_redux, has_bit_mma and bit_mma(a[4], b[2], d[4])");
   static_assert(detail::has_memory_ops<Backend>::value,
-                "tilekit backend: needs atomic_add, load_acquire, load_relaxed, store_relaxed, fence, pause, prefetch_l2, "
+                "tilekit backend: needs atomic_add, atomic_add_acquire, atomic_exch_release, load_acquire, load_relaxed, store_relaxed, fence, pause, prefetch_l2, "
                 "prefetch_l2_bytes, is_shared, wait_for_prior_grid and allow_next_grid");
   static_assert(detail::has_cluster_ops<Backend>::value,
                 "tilekit backend: needs cluster_block_rank, cluster_blocks, cluster_sync, cluster_sync_relaxed, cluster_arrive_relaxed, "

@@ -76,6 +76,18 @@ struct gpu_backend {
   __device__ static T load_relaxed(const T* address) {
     return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T*>(address)).load(cuda::memory_order_relaxed);
   }
+  /// A device-scope atomic add with acquire semantics: a poll that also counts (what it
+  /// returns shows what a release before it published). Returns the old value.
+  template <class T>
+  __device__ static T atomic_add_acquire(T* address, T value) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*address).fetch_add(value, cuda::memory_order_acquire);
+  }
+  /// A device-scope exchange with release semantics: publishes this thread's earlier writes
+  /// (and its block's, after a barrier) to whoever reads the new value with acquire.
+  template <class T>
+  __device__ static T atomic_exch_release(T* address, T value) {
+    return cuda::atomic_ref<T, cuda::thread_scope_device>(*address).exchange(value, cuda::memory_order_release);
+  }
   /// A device-scope relaxed store.
   template <class T>
   __device__ static void store_relaxed(T* address, T value) {

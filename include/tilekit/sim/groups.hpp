@@ -89,6 +89,12 @@ struct backend {
     detail::runtime::get().spin_point();
     return value;
   }
+  /// The GPU's acquire add: atomic_add here (every operation is sequentially consistent).
+  template <class T>
+  static T atomic_add_acquire(T* address, T value) { return atomic_add(address, value); }
+  /// The GPU's release exchange: atomic_exch here.
+  template <class T>
+  static T atomic_exch_release(T* address, T value) { return atomic_exch(address, value); }
   /// A device-scope relaxed store.
   template <class T>
   static void store_relaxed(T* address, T value) {
