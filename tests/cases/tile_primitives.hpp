@@ -163,8 +163,10 @@ void check_votes(vote_pattern pattern) {
   }
 }
 
-// The backend's bit_mma (mma.m16n8k256 .b1 .and.popc on the GPU from sm_80, shuffles in the
-// simulator): each warp multiplies its lanes' fragments once.
+// The backend's bit_mma (mma.m16n8k256 .b1 .and.popc on the GPU from sm_80, one collective in
+// the simulator), or with Shuffles its emulation for GPUs below sm_80
+// (detail::bit_mma_by_shuffles): each warp multiplies its lanes' fragments once.
+template <bool Shuffles>
 struct bit_mma_body {
   const unsigned* a;  // 4 a lane
   const unsigned* b;  // 2 a lane
@@ -179,7 +181,8 @@ struct bit_mma_body {
     const std::size_t i = std::size_t(block.group_index().x) * block.num_threads() + block.thread_rank();
     const unsigned fa[4] = {a[4 * i], a[4 * i + 1], a[4 * i + 2], a[4 * i + 3]}, fb[2] = {b[2 * i], b[2 * i + 1]};
     int fd[4] = {c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]};
-    be::bit_mma(fa, fb, fd);
+    if constexpr (Shuffles) tilekit::detail::bit_mma_by_shuffles<be>(fa, fb, fd);
+    else be::bit_mma(fa, fb, fd);
     for (unsigned k = 0; k < 4; ++k) d[4 * i + k] = fd[k];
   }
 };
@@ -189,7 +192,7 @@ struct bit_mma_body {
 // (a[0], a[1]) and 128 + 32 t .. (a[2], a[3]), bit i the column's i-th; B's column g over
 // rows 32 t .. (b[0]) and 128 + 32 t .. (b[1]); D's rows g (d[0], d[1]) and g + 8 (d[2],
 // d[3]), columns 2 t and 2 t + 1. Bit patterns: random, dense (3/4 ones), all ones, all zeros.
-template <class B>
+template <class B, bool Shuffles>
 void check_bit_mma() {
   auto g = rng_for(next_salt());
   const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
@@ -206,7 +209,7 @@ void check_bit_mma() {
     for (auto& x : c) x = int(g() % 100000) - 50000;
     typename B::template buffer<unsigned> d_a(a), d_b(b);
     typename B::template buffer<int> d_c(c), d_d(4 * n, poison<int>());
-    B::run(blocks, threads, bit_mma_body{d_a.data(), d_b.data(), d_c.data(), d_d.data()});
+    B::run(blocks, threads, bit_mma_body<Shuffles>{d_a.data(), d_b.data(), d_c.data(), d_d.data()});
     const auto got = d_d.to_host();
     mismatch_log log;
     for (std::size_t w = 0; w < n / 32; ++w) {
@@ -234,7 +237,7 @@ void check_bit_mma() {
         }
       }
     }
-    BOOST_TEST_CONTEXT(B::name << " bit_mma, pattern " << pattern << ", TILEKIT_TEST_SEED=" << base_seed()) { BOOST_TEST(log.count == 0u); }
+    BOOST_TEST_CONTEXT(B::name << (Shuffles ? " bit_mma_by_shuffles" : " bit_mma") << ", pattern " << pattern << ", TILEKIT_TEST_SEED=" << base_seed()) { BOOST_TEST(log.count == 0u); }
   }
 }
 
@@ -242,7 +245,10 @@ void check_bit_mma() {
 
 BOOST_AUTO_TEST_SUITE(tile_primitives)
 
-BOOST_AUTO_TEST_CASE(bit_matrix_product) { tk_test::check_bit_mma<backend>(); }
+BOOST_AUTO_TEST_CASE(bit_matrix_product) {
+  tk_test::check_bit_mma<backend, false>();
+  tk_test::check_bit_mma<backend, true>();
+}
 
 using shuffle_types = std::tuple<std::int8_t, std::int32_t, std::int64_t, double, tk_test::mat2, tk_test::tracked>;
 

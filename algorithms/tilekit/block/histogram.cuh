@@ -31,7 +31,7 @@
 // 32 bytes), which cross lanes through 2.5 KB of shared staging a warp (the 8 lanes that need
 // a lane's planes read them in one broadcast); each lane turns them into one-hot masks of
 // the samples' high and low 4 bits for its rows and columns, and the 1-bit matrix product
-// (mma .b1 .and.popc, sm_80 on; emulated by shuffles elsewhere and in the simulator) of the
+// (mma .b1 .and.popc, sm_80 on; emulated by shuffles below it, one collective in the simulator) of the
 // 16 high masks by the 16 low ones counts the samples of each of the 16 x 16 values, in 8
 // registers a lane. The cost is the same whatever the distribution, where byte_counters'
 // atomics cost about one shared-memory pass per distinct value in a warp's instruction

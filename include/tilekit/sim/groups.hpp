@@ -270,13 +270,11 @@ struct backend {
     else if constexpr (Op == builtin_op::bit_or) return static_cast<T>(reduce_or_sync(m, static_cast<unsigned>(v)));
     else return static_cast<T>(reduce_xor_sync(m, static_cast<unsigned>(v)));
   }
-  /// True: the simulator takes the paths built on bit_mma, as the GPU does from sm_80 (here
-  /// emulated by shuffles).
+  /// True: the simulator takes the paths built on bit_mma, as the GPU does from sm_80.
   static constexpr bool has_bit_mma = true;
-  /// mma .b1 m16n8k256 .and.popc: d += A x B over the warp's fragments (detail::bit_mma_by_shuffles).
-  static void bit_mma(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) {
-    tilekit::detail::bit_mma_by_shuffles<backend>(a, b, d);
-  }
+  /// mma .b1 m16n8k256 .and.popc: d += A x B over the warp's fragments, one simulated collective
+  /// (sim::bit_mma_sync; the GPU below sm_80 takes detail::bit_mma_by_shuffles).
+  static void bit_mma(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) { bit_mma_sync(a, b, d); }
 };
 
 /// tile<N>, block<Threads>, grid_group: core/group.hpp's groups over the simulator.

@@ -7,6 +7,7 @@
 //   match_any_sync, match_all_sync                            (__match_*_sync)
 //   reduce_{add,min,max,and,or,xor}_sync                      (__reduce_*_sync, redux.sync)
 //   syncwarp                                                  (__syncwarp)
+//   bit_mma_sync                                              (mma.m16n8k256 .b1 .and.popc)
 //
 // Shuffles follow PTX shfl.sync exactly: width splits the warp into segments; a
 // source outside the lane's segment (or, for up/down, outside the warp) gives
@@ -157,6 +158,30 @@ inline unsigned reduce_max_sync(unsigned mask, unsigned v) { return detail::redu
 inline unsigned reduce_and_sync(unsigned mask, unsigned v) { return detail::redux(detail::op::redux_and, mask, v); }
 inline unsigned reduce_or_sync(unsigned mask, unsigned v) { return detail::redux(detail::op::redux_or, mask, v); }
 inline unsigned reduce_xor_sync(unsigned mask, unsigned v) { return detail::redux(detail::op::redux_xor, mask, v); }
+
+namespace detail {
+// The trace's view of a lane's mma fragments: a[0..3], b[0..1] in hex.
+inline void print_fragments(std::ostream& os, const unsigned char* bytes) {
+  std::uint32_t w[6];
+  std::memcpy(w, bytes, sizeof w);
+  os << "a " << hex(w[0]) << ' ' << hex(w[1]) << ' ' << hex(w[2]) << ' ' << hex(w[3]) << " b " << hex(w[4]) << ' ' << hex(w[5]);
+}
+}  // namespace detail
+
+/// mma.m16n8k256.row.col.s32.b1.b1.s32.and.popc over the whole warp: d += A x B, the
+/// fragments laid out as PTX gives them (see detail::bit_mma_by_shuffles). One collective
+/// (the shuffles' emulation took twelve).
+inline void bit_mma_sync(const unsigned (&a)[4], const unsigned (&b)[2], int (&d)[4]) {
+  auto& rt = detail::runtime::get();
+  detail::lane_io& io = rt.self().io;
+  const std::uint32_t f[6] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+  io.in.resize(sizeof f);
+  std::memcpy(io.in.data(), f, sizeof f);
+  rt.warp_collective(detail::op::bit_mma, ~0u, 32, sizeof f, false, &detail::print_fragments);
+  std::int32_t p[4];
+  std::memcpy(p, io.out.data(), sizeof p);
+  for (unsigned k = 0; k < 4; ++k) d[k] += p[k];
+}
 
 inline void syncwarp(unsigned mask = 0xffffffffu) {
   detail::runtime::get().warp_collective(detail::op::syncwarp, mask, 32, 0, false, nullptr);

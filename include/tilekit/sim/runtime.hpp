@@ -101,7 +101,7 @@ namespace detail {
 
 enum class op : unsigned char {
   shfl_idx, shfl_up, shfl_down, shfl_bfly, ballot, any, all, match_any, match_all,
-  redux_add, redux_min, redux_max, redux_and, redux_or, redux_xor, syncwarp
+  redux_add, redux_min, redux_max, redux_and, redux_or, redux_xor, syncwarp, bit_mma
 };
 
 inline const char* op_name(op k) {
@@ -122,6 +122,7 @@ inline const char* op_name(op k) {
     case op::redux_or: return "reduce_or (redux.sync)";
     case op::redux_xor: return "reduce_xor (redux.sync)";
     case op::syncwarp: return "syncwarp";
+    case op::bit_mma: return "mma.m16n8k256 .b1 .and.popc";
   }
   return "?";
 }
@@ -934,6 +935,28 @@ class runtime {
           out.resize(4);
           std::memcpy(out.data(), &acc, 4);
         }
+    } else if (c.kind == op::bit_mma) {
+      // PTX's fragments of m16n8k256 .b1 (as detail::bit_mma_by_shuffles reads them): lane
+      // 4 g + t holds A's rows g (words 0, 2) and g + 8 (1, 3) over columns 32 t .. and
+      // 128 + 32 t .. (words 0, 1 and 2, 3), B's column g over rows 32 t .. (word 4) and
+      // 128 + 32 t .. (word 5); its out holds the products of D's rows g, g + 8 by columns 2 t, 2 t + 1.
+      std::uint32_t f[32][6];
+      for (unsigned l = 0; l < 32; ++l) std::memcpy(f[l], lane_thread(l).io.in.data(), sizeof f[l]);
+      for (unsigned l = 0; l < 32; ++l) {
+        const unsigned g = l / 4, t = l % 4;
+        std::int32_t d[4];
+        for (unsigned k = 0; k < 4; ++k) {
+          const unsigned row_word = k / 2, col = 2 * t + k % 2;
+          int sum = 0;
+          for (unsigned from = 0; from < 4; ++from)
+            for (unsigned h = 0; h < 2; ++h)
+              sum += __builtin_popcount(f[4 * g + from][row_word + 2 * h] & f[4 * col + from][4 + h]);
+          d[k] = sum;
+        }
+        auto& out = lane_thread(l).io.out;
+        out.resize(sizeof d);
+        std::memcpy(out.data(), d, sizeof d);
+      }
     }
     for (unsigned l = 0; l < 32; ++l)
       if ((c.mask >> l) & 1) {
@@ -973,7 +996,11 @@ class runtime {
         in << (io.b ? 1 : 0);
       }
       if (is_shuffle(c.kind) || is_redux(c.kind)) c.print(out, io.out.data());
-      else if (c.kind == op::any || c.kind == op::all) out << io.result;
+      else if (c.kind == op::bit_mma) {
+        std::int32_t p[4];
+        std::memcpy(p, io.out.data(), sizeof p);
+        out << "+" << p[0] << " +" << p[1] << " +" << p[2] << " +" << p[3];
+      } else if (c.kind == op::any || c.kind == op::all) out << io.result;
       else if (c.kind != op::syncwarp) out << hex(io.result);
       step.lanes.push_back(l);
       step.in.push_back(in.str());
