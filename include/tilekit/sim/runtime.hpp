@@ -289,8 +289,12 @@ class stack_pool {
       s = alloc_.allocate();
     }
 #if defined(TILEKIT_SIM_ASAN)
-    // A fiber's last frames never return, so their redzones stay poisoned: clear them.
-    ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(s.sp) - s.size, s.size);
+    // A fiber's last frames never return, so their redzones stay poisoned: clear them. They are
+    // its first frames, at the top of the stack (sp); frames below them returned (or were unwound
+    // by a throw, which clears the whole stack). Clearing all of a 256 KB stack for each simulated
+    // thread took 13% of the simulator's time.
+    const std::size_t top = s.size < unpoisoned_top ? s.size : unpoisoned_top;
+    ASAN_UNPOISON_MEMORY_REGION(static_cast<char*>(s.sp) - top, top);
 #endif
     return s;
   }
@@ -305,6 +309,7 @@ class stack_pool {
  private:
   boost::context::protected_fixedsize_stack alloc_;
   std::vector<boost::context::stack_context> free_;
+  static constexpr std::size_t unpoisoned_top = 16 * 1024;
 };
 
 struct pooled_stack {
