@@ -419,8 +419,8 @@ struct reduce_kernel {
     // ptxas reads from the constant bank where first used: after the block's reduce, on the way to
     // the store and the last block's polls. Touching them here takes that constant-cache miss
     // beside the loads' (packed sums: the mark's read does). H100, float / double / int64 sums and
-    // ArgMin at 2^18-2^22: 1.3-3.2% faster, where rows it leaves alone moved 1% between the two
-    // builds (perf/results/2026-12-06-29-param-line).
+    // ArgMin 0.7-3.3% faster at 2^18-2^21, 0.2-1.9% at 2^22, where rows it leaves alone moved about
+    // 1% between the two builds (perf/results/2026-12-06-29-param-line).
     if constexpr (!packs)
       if (blocks > 1 && rank == 0) be::prefetch_l2(slots + 2 * count_t(b) * words);
     const T total = block_total(block, s, b, blocks, valid);
