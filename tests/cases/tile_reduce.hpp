@@ -98,9 +98,87 @@ void check_reduce_uniform() {
   }
 }
 
+// ---------------------------------------------------------------- lanes below a count
+
+// Every lane of an active tile: detail::reduce_lanes_below over each count 1..N, one after another.
+template <unsigned N, class T, class Op>
+struct lanes_below_body {
+  const T* in;  // one value per thread
+  T* out;       // N results per thread: count c's at out[N * i + c - 1]
+
+  TILEKIT_EXEC_CHECK_DISABLE
+  template <class Ctx>
+  TILEKIT_HD void operator()(Ctx& ctx) const {
+    auto block = ctx.block();
+    auto tile = tilekit::tiled_partition<N>(block);
+    if (tile_inactive(tile.meta_group_rank(), block.group_index().x)) return;
+    const std::size_t i = std::size_t(block.group_index().x) * block.num_threads() + block.thread_rank();
+    for (unsigned c = 1; c <= N; ++c) out[std::size_t(N) * i + c - 1] = tilekit::detail::reduce_lanes_below(tile, in[i], Op{}, c);
+  }
+};
+
+/// tree_reduce over v[0 .. count) of n: its balanced tree over n leaves with the leaves from count on left out.
+template <class T, class Op>
+T pruned_tree_reduce(const T* v, unsigned n, unsigned count, Op op) {
+  std::vector<std::pair<T, bool>> level;
+  for (unsigned l = 0; l < n; ++l) level.push_back({v[l], l < count});
+  while (level.size() > 1) {
+    std::vector<std::pair<T, bool>> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) {
+      const auto &a = level[i], &b = level[i + 1];
+      next.push_back(a.second && b.second ? std::make_pair(op(a.first, b.first), true) : a.second ? a : b);
+    }
+    level.swap(next);
+  }
+  return level[0].first;
+}
+
+template <class List>
+struct first_of;
+template <class First, class... Rest>
+struct first_of<type_list<First, Rest...>> {
+  using type = First;
+};
+
+template <class B, unsigned N, class T, class Op>
+void check_lanes_below() {
+  auto g = rng_for(next_salt());
+  const unsigned blocks = B::tile_blocks, threads = B::tile_threads;
+  const std::size_t n = std::size_t(blocks) * threads;
+  const std::vector<T> in = random_vector<T>(n, g);
+  typename B::template buffer<T> d_in(in), d_out(N * n, poison<T>());
+  B::run(blocks, threads, lanes_below_body<N, T, Op>{d_in.data(), d_out.data()});
+  const std::vector<T> out = d_out.to_host();
+  BOOST_TEST_CONTEXT(B::name << " tile<" << N << "> " << type_name<T>() << " " << op_name<Op>()
+                             << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (unsigned b = 0; b < blocks; ++b)
+      for (unsigned t = 0; t < threads / N; ++t) {
+        const std::size_t base = std::size_t(b) * threads + std::size_t(t) * N;
+        for (unsigned c = 1; c <= N; ++c) {
+          const T want = pruned_tree_reduce(&in[base], N, c, Op{});
+          for (unsigned l = 0; l < N; ++l) {
+            const T& got = out[N * (base + l) + c - 1];
+            if (tile_inactive(t, b)) log.expect_true(is_poison(got), "inactive tile written at " + at(b, t, l));
+            else log.expect(got, want, "count " + std::to_string(c) + " at " + at(b, t, l));
+          }
+        }
+      }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 }  // namespace tk_test
 
 BOOST_AUTO_TEST_SUITE(tile_reduce)
+
+// The block and device reduces' partial tiles: bitwise the butterfly's tree, pruned. One operator
+// a type (the first of ops_for; mat2's is not commutative, so the order shows).
+BOOST_AUTO_TEST_CASE_TEMPLATE(lanes_below_a_count, T, tk_test::tile_value_types) {
+  using Op = typename tk_test::first_of<typename tk_test::ops_for<T>::type>::type;
+  tk_test::for_each_size<1, 2, 4, 8, 16, 32>(
+      [](auto size) { tk_test::check_lanes_below<backend, decltype(size)::value, T, Op>(); });
+}
 
 BOOST_AUTO_TEST_CASE_TEMPLATE(matches_reference, T, tk_test::tile_value_types) {
   tk_test::for_each_op_and_size<backend, T>([](auto size, auto* op_tag) {

@@ -65,6 +65,56 @@ TILEKIT_HD T block_reduce(const Block& block, const T& v, Op op, Slots& slots) {
   }
 }
 
+// As block_reduce over the threads of rank < valid (1 <= valid <= Threads) of a block of whole
+// warps: bitwise what it gives over maybe-values absent from valid on, without their flags.
+// Warps below the cut reduce plainly, the cut warp its lanes below valid, and the totals of
+// the warps with threads below valid are folded in warp order.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op, class Slots>
+TILEKIT_HD T block_reduce_below(const Block& block, const T& v, Op op, Slots& slots, unsigned valid) {
+  static_assert(Threads % 32 == 0, "block_reduce_below: whole warps");
+  auto warp = tilekit::tiled_partition<32>(block);
+  if constexpr (Threads == 32) {
+    return reduce_lanes_below(warp, v, op, valid);
+  } else {
+    constexpr unsigned count = Threads / 32;
+    const unsigned rank = block.thread_rank(), w = rank / 32, lane = rank % 32;
+    const unsigned full = valid / 32, with_threads = (valid + 31) / 32;  // warps wholly below valid; with any thread below it
+    if (w < full) {
+      const T total = tilekit::reduce(warp, v, op);
+      if (lane == 0) slots[w] = total;
+    } else if (w < with_threads) {
+      const T total = reduce_lanes_below(warp, v, op, valid - 32 * w);
+      if (lane == 0) slots[w] = total;
+    }
+    block.sync();
+    if constexpr (hardware_reducible_v<T, Op> && decltype(warp)::has_hardware_reduce) {
+      const T x = lane < with_threads ? T(slots[lane]) : identity<T>(op);
+      return reduce_hardware(warp, x, op);
+    } else {
+      T r = slots[0];
+      TILEKIT_UNROLL
+      for (unsigned i = 1; i < count; ++i)
+        if (i < with_threads) r = op(r, slots[i]);
+      return r;
+    }
+  }
+}
+
+// op over the threads of rank < valid (1 <= valid <= Threads): block_reduce_below for blocks
+// of whole warps, else block_reduce over maybe-values.
+TILEKIT_EXEC_CHECK_DISABLE
+template <unsigned Threads, class Block, class T, class Op>
+TILEKIT_HD T block_reduce_valid(const Block& block, const T& v, Op op, reduce_storage<T, Threads>& storage,
+                                unsigned valid) {
+  if constexpr (Threads % 32 == 0) {
+    return block_reduce_below<Threads>(block, v, op, storage.full, valid);
+  } else {
+    const maybe<T> mine{v, block.thread_rank() < valid};
+    return block_reduce<Threads>(block, mine, maybe_op<Op>{op}, storage.partial).value;
+  }
+}
+
 }  // namespace detail
 
 #define TILEKIT_BLOCK_ONLY detail::stdx::enable_if_t<is_block_v<Block>, int> = 0
@@ -81,8 +131,7 @@ TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class T, class Op, TILEKIT_BLOCK_ONLY>
 TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, detail::static_threads<Block>()>& storage,
                     unsigned valid_items) {
-  const detail::maybe<T> mine{v, block.thread_rank() < valid_items};
-  return detail::block_reduce<Block::static_size>(block, mine, detail::maybe_op<Op>{op}, storage.partial).value;
+  return detail::block_reduce_valid<detail::static_threads<Block>()>(block, v, op, storage, valid_items);
 }
 
 /// op over K items per thread (blocked arrangement); result in every thread.
@@ -102,11 +151,14 @@ template <class Block, class T, int K, class Op, TILEKIT_BLOCK_ONLY>
 TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
                     reduce_storage<T, detail::static_threads<Block>()>& storage, unsigned valid_items) {
   const unsigned n = detail::items_valid(block.thread_rank(), K, valid_items);
-  detail::maybe<T> partial{items[0], n > 0};
+  T partial = items[0];
   TILEKIT_UNROLL
   for (int k = 1; k < K; ++k)
-    if (unsigned(k) < n) partial.value = op(partial.value, items[k]);
-  return detail::block_reduce<Block::static_size>(block, partial, detail::maybe_op<Op>{op}, storage.partial).value;
+    if (unsigned(k) < n) partial = op(partial, items[k]);
+  // Threads with items: a prefix of the block (capped: valid_items may exceed Threads x K).
+  const unsigned threads = valid_items / unsigned(K) + (valid_items % unsigned(K) != 0);
+  constexpr unsigned all = detail::static_threads<Block>();
+  return detail::block_reduce_valid<all>(block, partial, op, storage, threads < all ? threads : all);
 }
 
 #undef TILEKIT_BLOCK_ONLY

@@ -491,12 +491,9 @@ struct reduce_kernel {
     have = false;
     if (last <= 32) {  // few blocks: the first warp alone, no barrier (the other warps are done)
       if (rank >= 32) return;
-      if (count_t(rank) < last) {
-        acc = take(rank);
-        have = true;
-      }
-      auto warp = tilekit::tiled_partition<32>(block);
-      const T others = tilekit::reduce(warp, maybe<T>{acc, have}, maybe_op<Op>{op}).value;
+      if (count_t(rank) < last) acc = take(rank);
+      // (the lanes below `last`, without presence flags: the same tree as over maybe-values)
+      const T others = reduce_lanes_below(tilekit::tiled_partition<32>(block), acc, op, unsigned(last));
       if (rank == 0) {
         *out = op(init, op(others, total));
         leave_clean();

@@ -72,6 +72,35 @@ TILEKIT_HD T reduce(const Tile& tile, const T& v, Op op) {
   }
 }
 
+namespace detail {
+
+/// op over the values of lanes [0, count) in every lane: reduce_butterfly's balanced tree with
+/// the lanes from count on pruned, so bitwise what the butterfly gives over maybe-values absent
+/// there, at one shuffle a step and no presence flag (the tree grows towards lane 0 by shfl_down,
+/// then lane 0 broadcasts). Integers with a built-in operator: one redux, the identity past count.
+/// @pre 1 <= count <= Tile::size().
+TILEKIT_EXEC_CHECK_DISABLE
+template <class Tile, class T, class Op>
+TILEKIT_HD T reduce_lanes_below(const Tile& tile, T v, Op op, unsigned count) {
+  const unsigned lane = tile.thread_rank();
+  if constexpr (Tile::size() == 1) {
+    return v;
+  } else if constexpr (hardware_reducible_v<T, Op> && Tile::has_hardware_reduce &&
+                       Tile::size() >= hardware_reduce_min_tile) {
+    return reduce_hardware(tile, lane < count ? v : identity<T>(op), op);
+  } else {
+    TILEKIT_UNROLL
+    for (unsigned m = 1; m < Tile::size(); m *= 2) {
+      const T other = tile.shfl_down(v, m);
+      // Lane i (i a multiple of 2m) takes the subtree [i + m, i + 2m) on its right, where it has lanes below count.
+      if ((lane & (2 * m - 1)) == 0 && lane + m < count) v = op(v, other);
+    }
+    return tile.shfl(v, 0);
+  }
+}
+
+}  // namespace detail
+
 /// Reduce K items per lane (blocked arrangement: lane i holds items K*i .. K*i+K-1).
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Tile, class T, int K, class Op, detail::stdx::enable_if_t<is_tile_v<Tile>, int> = 0>
