@@ -12,7 +12,9 @@
 // warp totals with one redux. A block of 32 threads needs no barrier. CUB's
 // BlockReduce gives the result to thread 0 only; here every thread has it.
 // storage: reduce_storage<T, Threads> in shared memory; call block.sync()
-// before reusing it. valid_items (>= 1): only threads / items below it count.
+// before reusing it. valid_items (>= 1): only threads / items below it count; in blocks of
+// whole warps the warps below the cut reduce as above and the cut warp its lanes below it
+// (the same tree, pruned), other blocks reduce values flagged present or not.
 #pragma once
 #include <tilekit/block/shape.cuh>
 #include <tilekit/core/storage.hpp>
