@@ -23,7 +23,11 @@ struct reduce_tuning {
   // Past 8 blocks' reach, up to twice it, a cluster of 16 where the device runs one (sm_90's
   // non-portable size): H100, int32 sums at 3 x 2^16 / 2^18 5.82 / 6.02 us against 6.21 / 6.24
   // for the grid, int64 at 2^17 6.37 against 6.53 (perf/results/2026-12-06-23-wide-cluster).
+#if defined(TILEKIT_REDUCE_WIDE_CLUSTER_BLOCKS)
+  static constexpr unsigned wide_cluster_blocks = TILEKIT_REDUCE_WIDE_CLUSTER_BLOCKS;  // (8: none wider than cluster_blocks)
+#else
   static constexpr unsigned wide_cluster_blocks = 16;
+#endif
 #if defined(TILEKIT_REDUCE_CLUSTER_THREADS)
   static constexpr unsigned cluster_threads = TILEKIT_REDUCE_CLUSTER_THREADS;
 #else
