@@ -8,7 +8,7 @@ namespace tilekit {
 
 /// The device-wide reduce.
 /// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS / _CLUSTER_THREADS /
-/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES override (for measuring).
+/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES / _WIDE_CLUSTER_BLOCKS override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;  // the grid's blocks, and the one block of inputs up to their chunk
   // Inputs of up to one chunk of wide_threads threads: one such block; up to what a cluster of
