@@ -598,7 +598,8 @@ BOOST_AUTO_TEST_CASE(reduce_every_block_size) {
   for_each_block_size([](auto size) {
     constexpr unsigned T = decltype(size)::value;
     for (unsigned valid : {1u, T / 2 + 3, T * 4 - 1}) check_block_reduce<backend, T, 4, int, tilekit::plus>(valid);
-    for (unsigned valid : {1u, T - 1}) check_block_reduce<backend, T, 1, int, tilekit::plus>(valid);
+    // (valid_items may run past the block: every thread counts)
+    for (unsigned valid : {1u, T - 1, T, T + 1, 3 * T}) check_block_reduce<backend, T, 1, int, tilekit::plus>(valid);
     check_block_reduce<backend, T, 7, int, tilekit::plus>(T * 7);
   });
 }

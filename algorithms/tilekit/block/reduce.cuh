@@ -128,12 +128,14 @@ TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, det
   return detail::block_reduce<Block::static_size>(block, v, op, storage.full);
 }
 
-/// As above, counting only threads with rank < valid_items. @pre 1 <= valid_items.
+/// As above, counting only threads with rank < valid_items (every thread where valid_items is
+/// past the block). @pre 1 <= valid_items.
 TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class T, class Op, TILEKIT_BLOCK_ONLY>
 TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, detail::static_threads<Block>()>& storage,
                     unsigned valid_items) {
-  return detail::block_reduce_valid<detail::static_threads<Block>()>(block, v, op, storage, valid_items);
+  constexpr unsigned all = detail::static_threads<Block>();  // (block_reduce_valid takes at most every thread)
+  return detail::block_reduce_valid<all>(block, v, op, storage, valid_items < all ? valid_items : all);
 }
 
 /// op over K items per thread (blocked arrangement); result in every thread.
