@@ -667,7 +667,7 @@ struct reduce_cluster_kernel {
   static constexpr count_t max_items = count_t(ClusterBlocks) * Threads * units * (shape::vectors ? shape::vec : 1);
   struct shared_t {
     reduce_storage<T, Threads> block;
-    raw_slots<maybe<T>, ClusterBlocks> totals;  // block 0's: every block's total, by rank
+    raw_slots<T, ClusterBlocks> totals;  // block 0's: the totals of the blocks with items, by rank
   };
   using slice_t = reduce_slice<Threads, units, In, T, Op>;
   slice_t slice;
@@ -691,13 +691,17 @@ struct reduce_cluster_kernel {
     if (valid > 0)
       acc = valid == Threads ? tilekit::reduce(block, acc, slice.op, sh.block) : tilekit::reduce(block, acc, slice.op, sh.block, valid);
     cluster.wait();  // block 0's shared memory may be written now
-    if (rank == 0) *cluster.map_shared_rank(&sh.totals[b], 0u) = maybe<T>{acc, valid > 0};
+    if (rank == 0 && valid > 0) *cluster.map_shared_rank(&sh.totals[b], 0u) = acc;
     cluster.sync();  // every total is in block 0, and no block touches another's shared memory after this
     if (b == 0 && rank == 0) {
-      maybe<T> r = sh.totals[0];
+      // The blocks with items are a prefix: those whose slice starts below `all` (block 0 at
+      // least: the dispatch sends no input of one block's chunk or less here, so all > 0).
+      const unsigned with_items = (all + per_block - 1) / per_block;
+      T r = sh.totals[0];
       TILEKIT_UNROLL
-      for (unsigned i = 1; i < ClusterBlocks; ++i) r = maybe_op<Op>{slice.op}(r, maybe<T>(sh.totals[i]));
-      *out = r.present ? T(slice.op(init, r.value)) : init;
+      for (unsigned i = 1; i < ClusterBlocks; ++i)
+        if (i < with_items) r = T(slice.op(r, T(sh.totals[i])));
+      *out = T(slice.op(init, r));
     }
   }
 };
