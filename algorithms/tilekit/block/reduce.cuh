@@ -103,14 +103,14 @@ TILEKIT_HD T block_reduce_below(const Block& block, const T& v, Op op, Slots& sl
   }
 }
 
-// op over the threads of rank < valid (1 <= valid <= Threads): block_reduce_below for blocks
-// of whole warps, else block_reduce over maybe-values.
+// op over the threads of rank < valid (1 <= valid; every thread where valid is past the block):
+// block_reduce_below for blocks of whole warps, else block_reduce over maybe-values.
 TILEKIT_EXEC_CHECK_DISABLE
 template <unsigned Threads, class Block, class T, class Op>
 TILEKIT_HD T block_reduce_valid(const Block& block, const T& v, Op op, reduce_storage<T, Threads>& storage,
                                 unsigned valid) {
   if constexpr (Threads % 32 == 0) {
-    return block_reduce_below<Threads>(block, v, op, storage.full, valid);
+    return block_reduce_below<Threads>(block, v, op, storage.full, valid < Threads ? valid : Threads);
   } else {
     const maybe<T> mine{v, block.thread_rank() < valid};
     return block_reduce<Threads>(block, mine, maybe_op<Op>{op}, storage.partial).value;
@@ -134,8 +134,7 @@ TILEKIT_EXEC_CHECK_DISABLE
 template <class Block, class T, class Op, TILEKIT_BLOCK_ONLY>
 TILEKIT_HD T reduce(const Block& block, const T& v, Op op, reduce_storage<T, detail::static_threads<Block>()>& storage,
                     unsigned valid_items) {
-  constexpr unsigned all = detail::static_threads<Block>();  // (block_reduce_valid takes at most every thread)
-  return detail::block_reduce_valid<all>(block, v, op, storage, valid_items < all ? valid_items : all);
+  return detail::block_reduce_valid<detail::static_threads<Block>()>(block, v, op, storage, valid_items);
 }
 
 /// op over K items per thread (blocked arrangement); result in every thread.
@@ -159,10 +158,9 @@ TILEKIT_HD T reduce(const Block& block, const T (&items)[K], Op op,
   TILEKIT_UNROLL
   for (int k = 1; k < K; ++k)
     if (unsigned(k) < n) partial = op(partial, items[k]);
-  // Threads with items: a prefix of the block (capped: valid_items may exceed Threads x K).
+  // Threads with items: a prefix of the block (block_reduce_valid caps it: valid_items may exceed Threads x K).
   const unsigned threads = valid_items / unsigned(K) + (valid_items % unsigned(K) != 0);
-  constexpr unsigned all = detail::static_threads<Block>();
-  return detail::block_reduce_valid<all>(block, partial, op, storage, threads < all ? threads : all);
+  return detail::block_reduce_valid<detail::static_threads<Block>()>(block, partial, op, storage, threads);
 }
 
 #undef TILEKIT_BLOCK_ONLY
