@@ -483,10 +483,10 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
     }
 }
 
-// Inputs that one 1024-thread block, or one cluster (accumulators of at most 8 bytes), reads whole
+// Inputs that one 1024-thread block, or one cluster (sums into 8-byte accumulators), reads whole
 // need no temporary storage (the size query's single byte; the allocating forms allocate nothing);
-// one item more takes the grid's hand-off and its storage. Sums that pack (int) take the grid
-// past one block. `blocks`: the cluster launcher's device runs (8 or 16; 0: none).
+// one item more takes the grid's hand-off and its storage. Sums that pack (int) and float sums
+// take the grid past one block. `blocks`: the cluster launcher's device runs (8; 0: none).
 template <class Launcher>
 void check_storage_free(const Launcher& launcher, unsigned blocks) {
   using namespace tk_test;
@@ -509,17 +509,20 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == 0u);
-  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher)) == blocks);
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher)) == 0u);
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) == blocks);
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const double*, double, tilekit::plus>(launcher)) == blocks);
+  using keyed = tilekit::detail::keyed_input<false, const int*>;  // ArgMin's keys: the grid
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<keyed, unsigned long long, tilekit::minimum>(launcher)) == 0u);
   const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(blocks);
   const std::int64_t floats = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(blocks);
   const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks);
   BOOST_TEST(ints == one_wide);
-  BOOST_TEST(floats >= one_wide);
-  if (blocks > 0) {  // a cluster: cluster_vectors 16-byte loads (4 floats, 2 longs) a thread of each of its blocks
-    BOOST_TEST(floats == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 4);
-    BOOST_TEST(longs == floats / 2);
-  }
+  BOOST_TEST(floats == one_wide);
+  if (blocks > 0)  // a cluster: cluster_vectors 16-byte loads (2 longs) a thread of each of its blocks
+    BOOST_TEST(longs == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 2);
+  else
+    BOOST_TEST(longs == one_wide / 2);
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
   check(0, one_wide, false);
   check(0, one_wide + 1, true);
@@ -529,16 +532,11 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   check(0ll, longs + 1, true);
 }
 
-/// The launchers whose clusters the tests cover, with the cluster blocks each runs: the
-/// backend's (the simulator's 4 multiprocessors: 8 blocks; an sm_90 GPU: 16); in the simulator
-/// also one of 16 multiprocessors (16 blocks).
+/// The backend's launcher, with the blocks of the clusters it runs (8; 0: none).
 template <class F>
 void for_cluster_launchers(F f) {
   const auto launcher = ::backend::launcher();
-  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher);
-  f(launcher, blocks);
-  if (blocks == tilekit::reduce_tuning::cluster_blocks && ::backend::name == std::string("sim"))
-    f(::backend::launcher_with_sms(16), tilekit::reduce_tuning::wide_cluster_blocks);
+  f(launcher, tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher));
 }
 
 BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) {
@@ -554,17 +552,11 @@ struct mod_1000_int {
 
 /// Sizes around a cluster's slices, for inputs of vec items a 16-byte load (1: an iterator): past one
 /// 1024-thread block's chunk, around one load a thread of every block of the cluster and a few, up to the most.
-/// `blocks`: the cluster's (where a cluster of 16 takes inputs past 8 blocks' reach, also around that).
+/// `blocks`: the cluster's.
 inline std::vector<std::int64_t> cluster_sizes(std::int64_t one_block, std::int64_t most, std::int64_t vec, unsigned blocks) {
   const std::int64_t round = std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * vec;
-  std::vector<std::int64_t> sizes = {one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
-                                     2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
-  if (blocks == tilekit::reduce_tuning::wide_cluster_blocks) {
-    const std::int64_t eight = most / (blocks / tilekit::reduce_tuning::cluster_blocks);  // 8 blocks' reach
-    for (std::int64_t n : {eight - 1, eight, eight + 1, eight + vec + 1, eight + round - 1})
-      if (n > one_block && n <= most) sizes.push_back(n);
-  }
-  return sizes;
+  return {one_block + 1, one_block + vec - 1, round - 1, round, round + 1, round + vec + 1,
+          2 * round - vec, 2 * round + 3, 3 * round + 2 * vec - 1, most - vec - 1, most - 1, most};
 }
 
 /// Sums of T items (make(g) each) into Acc from init, at cluster_sizes from each offset, against a host sum.
@@ -593,40 +585,18 @@ void check_cluster_sums(const Launcher& launcher, unsigned blocks, const char* w
 
 // The slices of a cluster of `blocks` (GPUs with clusters; the simulator has them): every block
 // busy or some empty, slices cut short by a vector, the head and tail extras, inputs off their
-// 16-byte boundary, 8-byte accumulators, ArgMin / ArgMax keys, 1-byte items (16 a vector), an
-// iterator (items one by one), floats whose result repeats bitwise, and (16 blocks) the sizes
-// around 8 blocks' reach.
+// 16-byte boundary, 4-, 8- and 1-byte items (1-byte: 16 a vector) into 8-byte accumulators, an
+// iterator (items one by one), and doubles whose result repeats bitwise.
 template <class Launcher>
 void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt19937_64& g) {
   using namespace tk_test;
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
   // (int items into long long: int sums pack, taking the grid)
   check_cluster_sums<int>(launcher, blocks, "int into int64", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5ll, {0, 1, 3}, g);
-  // int64: 8-byte accumulators, 2 items a vector; 40-bit values, so sums of up to 2^17 (16 blocks) stay far from overflow.
+  // int64: 2 items a vector; 40-bit values, so sums of a cluster's 2^16 stay far from overflow.
   check_cluster_sums<long long>(launcher, blocks, "int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
                                 3ll, {0, 1}, g);
   check_cluster_sums<unsigned char>(launcher, blocks, "uint8 into uint64", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0ull, {0, 5, 15}, g);
-  {  // ArgMin / ArgMax of int and float (64-bit keys): many copies of the extremes, the first must win
-    // (the keys' fold is the costly one: at most 8 blocks, also where the device runs 16)
-    using keyed = tilekit::detail::keyed_input<false, const int*>;
-    const unsigned arg_blocks = tilekit::detail::reduce_cluster_blocks<keyed, unsigned long long, tilekit::minimum>(launcher);
-    BOOST_TEST(arg_blocks == std::min(blocks, tilekit::reduce_tuning::cluster_blocks));
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<keyed, unsigned long long, tilekit::minimum>(arg_blocks);
-    const std::int64_t one_block = tilekit::detail::reduce_shape<const int*, wide>::chunk;
-    std::vector<int> few(std::size_t(most) + 4);
-    for (auto& x : few) x = int(g() % 50) - 25;
-    std::vector<float> floats(few.size());
-    for (auto& x : floats) x = float(int(g() % 2001) - 1000) * 0.25f;
-    for (std::int64_t n : {one_block + 1, 3 * one_block + 5, most - 3, most})
-      for (std::size_t skip : {std::size_t(0), std::size_t(1)}) {
-        if (n + std::int64_t(skip) > std::int64_t(few.size())) continue;
-        const std::string where = " in a cluster of " + std::to_string(blocks);
-        check_arg_extremum<false>(few, n, "int" + where, skip, launcher);
-        check_arg_extremum<true>(few, n, "int" + where, skip, launcher);
-        check_arg_extremum<false>(floats, n, "float" + where, skip, launcher);
-        check_arg_extremum<true>(floats, n, "float" + where, skip, launcher);
-      }
-  }
   {  // an iterator of int, summed into long long (int sums pack, taking the grid)
     const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, long long, tilekit::plus>(blocks);
     const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
@@ -639,13 +609,13 @@ void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt1993
       }
     }
   }
-  {  // floats: the same bits run after run
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(blocks);
-    const std::vector<float> data = random_vector<float>(std::size_t(most), g);
-    dbuf<float> in(data), a(1, poison<float>()), b(1, poison<float>());
+  {  // doubles: the same bits run after run
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<const double*, double, tilekit::plus>(blocks);
+    const std::vector<double> data = random_vector<double>(std::size_t(most), g);
+    dbuf<double> in(data), a(1, poison<double>()), b(1, poison<double>());
     const std::int64_t n = most - 5;
-    BOOST_TEST(run_device_reduce(in.data(), n, a.data(), tilekit::plus{}, 0.0f, launcher) == launcher.success);
-    BOOST_TEST(run_device_reduce(in.data(), n, b.data(), tilekit::plus{}, 0.0f, launcher) == launcher.success);
+    BOOST_TEST(run_device_reduce(in.data(), n, a.data(), tilekit::plus{}, 0.0, launcher) == launcher.success);
+    BOOST_TEST(run_device_reduce(in.data(), n, b.data(), tilekit::plus{}, 0.0, launcher) == launcher.success);
     double want = 0, scale = 0;
     for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)], scale += std::fabs(double(data[std::size_t(i)]));
     BOOST_TEST(close_to(a.to_host()[0], want, scale), "got " << show(a.to_host()[0]) << ", want " << want);

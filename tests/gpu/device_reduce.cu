@@ -186,32 +186,39 @@ BOOST_AUTO_TEST_CASE(half_sums_exactly) {
 }
 
 // Captured into a graph and replayed: the grid's tagged hand-off (300000 ints) and, where the
-// device runs one, the cluster of 16 blocks (200000 ints: the launch sets the kernel's
-// non-portable cluster size during the capture).
+// device runs clusters, the cluster (50000 long longs: 8-byte sums past one block's chunk).
+template <class T>
+void check_under_graph_capture(int n) {
+  std::vector<T> h(std::size_t(n), T(3));
+  tk_test::device_buffer<T> in(h), out(1, tk_test::poison<T>());
+  cudaStream_t stream;
+  TK_CUDA_CHECK(cudaStreamCreate(&stream));
+  std::size_t bytes = 0;
+  BOOST_TEST(tilekit::cub::DeviceReduce::Sum(nullptr, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
+  void* temp = nullptr;
+  TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
+  cudaGraph_t graph;
+  TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  BOOST_TEST(tilekit::cub::DeviceReduce::Sum(temp, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
+  TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < 3; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));  // replays reuse the temp storage
+  TK_CUDA_CHECK(cudaStreamSynchronize(stream));
+  BOOST_TEST(out.to_host()[0] == T(3) * T(n), "n=" << n);
+  TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
+  TK_CUDA_CHECK(cudaGraphDestroy(graph));
+  TK_CUDA_CHECK(cudaFree(temp));
+  TK_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 BOOST_AUTO_TEST_CASE(under_graph_capture) {
-  for (int n : {300000, 200000}) {
-    std::vector<int> h(std::size_t(n), 3);
-    tk_test::device_buffer<int> in(h), out(1, tk_test::poison<int>());
-    cudaStream_t stream;
-    TK_CUDA_CHECK(cudaStreamCreate(&stream));
-    std::size_t bytes = 0;
-    BOOST_TEST(tilekit::cub::DeviceReduce::Sum(nullptr, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
-    void* temp = nullptr;
-    TK_CUDA_CHECK(cudaMalloc(&temp, bytes));
-    cudaGraph_t graph;
-    TK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    BOOST_TEST(tilekit::cub::DeviceReduce::Sum(temp, bytes, in.data(), out.data(), n, stream) == cudaSuccess);
-    TK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-    cudaGraphExec_t exec;
-    TK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    for (int i = 0; i < 3; ++i) TK_CUDA_CHECK(cudaGraphLaunch(exec, stream));  // replays reuse the temp storage
-    TK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    BOOST_TEST(out.to_host()[0] == 3 * n, "n=" << n);
-    TK_CUDA_CHECK(cudaGraphExecDestroy(exec));
-    TK_CUDA_CHECK(cudaGraphDestroy(graph));
-    TK_CUDA_CHECK(cudaFree(temp));
-    TK_CUDA_CHECK(cudaStreamDestroy(stream));
-  }
+  check_under_graph_capture<int>(300000);
+  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(tilekit::gpu_launcher{});
+  BOOST_TEST(blocks == (tilekit::gpu_launcher{}.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 0u));
+  if (blocks > 0)  // one cluster's, not one block's
+    BOOST_TEST((tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks)) >= 50000);
+  check_under_graph_capture<long long>(50000);
 }
 
 // ---- one launch, no memset: the slots' tags across calls, graph replays and streams

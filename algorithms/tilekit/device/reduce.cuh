@@ -36,11 +36,10 @@
 // acquire-release atomic, then the last to count taking the totals, measured 5-10% slower than
 // the tagged polls at 2^18-2^22 on the H100: perf/results/2026-12-06-24-packed-hand-off.)
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
-// reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Inputs a
-// cluster of 8 blocks reads in one pass (accumulators of at most 8 bytes, GPUs with clusters) are
-// one cluster's, which meets in block 0's shared memory (reduce_cluster_kernel), and so are inputs
-// up to twice that on a device that runs a cluster of 16 blocks (sm_90's non-portable size);
-// neither needs temporary storage.
+// reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Sums
+// into 8-byte accumulators (not counts, not ArgMin / ArgMax keys) that a cluster of 8 blocks reads
+// in one pass are one cluster's on GPUs with clusters, which meets in block 0's shared memory
+// (reduce_cluster_kernel); neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
 // For a given n and device that order is fixed, so results (floats included) are
 // bitwise the same run after run. The entry points are tilekit::device::reduce
@@ -706,50 +705,34 @@ struct reduce_cluster_kernel {
   }
 };
 
-/// Whether device_reduce's accumulators T under Op may take the cluster (reduce_cluster_kernel).
-template <class T, class Op>
-inline constexpr bool reduce_clusters_fit_v = !is_arg_extremum_v<Op> && sizeof(T) <= reduce_tuning::cluster_item_bytes;
-/// Whether device_reduce of In into T under Op takes the cluster where it fits: not sums that
-/// pack, whose grid was faster from 2 blocks on (H100, int32: 2^15 4.3-4.4 us against the
-/// cluster's 5.1, 2^16 4.5 against 5.3, 2^18 4.8 against 6.1; perf/results/2026-12-06-24-packed-hand-off).
+/// Whether device_reduce of In into T under Op takes the cluster (reduce_cluster_kernel) where it
+/// fits: accumulators of reduce_tuning::cluster_item_bytes (8), not arg_items, not ArgMin /
+/// ArgMax keys (keyed_input), and not sums that pack, whose grid was faster from 2 blocks on (H100,
+/// int32: 2^15 4.3-4.4 us against the cluster's 5.1, 2^16 4.5 against 5.3, 2^18 4.8 against 6.1;
+/// perf/results/2026-12-06-24-packed-hand-off). The others' grids were faster too: reduce_tuning.
 template <class In, class T, class Op>
-inline constexpr bool reduce_takes_cluster_v = reduce_clusters_fit_v<T, Op> && !reduce_packs_v<In, T, Op>;
+inline constexpr bool reduce_takes_cluster_v = !is_arg_extremum_v<Op> && !is_keyed_input_v<In> &&
+                                               sizeof(T) == reduce_tuning::cluster_item_bytes && !reduce_packs_v<In, T, Op>;
 
-/// The largest cluster device_reduce of In into T under Op takes on launcher's device: 0 where
-/// none (no clusters, or sums that take none: reduce_takes_cluster_v), reduce_tuning::wide_cluster_blocks where
-/// the device runs a cluster of that many blocks, else reduce_tuning::cluster_blocks; ArgMin /
-/// ArgMax keys (keyed_input) 8 at most: their fold is the costly one, and 16 blocks were up to 7%
-/// slower than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
-/// (Asked of an int sum's kernel, whatever the call's: any input or operator may lack a default
-/// constructor, and every cluster kernel takes one block of cluster_threads a multiprocessor and
-/// little shared memory; what decides is the device: its GPCs' multiprocessors, MIG, other work.)
+/// The blocks of the cluster device_reduce of In into T under Op takes on launcher's device:
+/// reduce_tuning::cluster_blocks (8, a size every GPU with clusters runs), or 0 where none (no
+/// clusters, or sums that take none: reduce_takes_cluster_v).
 template <class In, class T, class Op, class Launcher>
 unsigned reduce_cluster_blocks(const Launcher& launcher) {
-  if constexpr (!reduce_takes_cluster_v<In, T, Op>) {
-    return 0;
-  } else {
-    if (!launcher.has_clusters()) return 0;
-    if constexpr (is_keyed_input_v<In>) return reduce_tuning::cluster_blocks;
-    constexpr unsigned wide = reduce_tuning::wide_cluster_blocks, threads = reduce_tuning::cluster_threads;
-    using probe_t = reduce_cluster_kernel<wide, threads, const int*, int*, int, plus>;
-    return launcher.max_clusters(probe_t{}, wide, threads, sizeof(typename probe_t::shared_t)) > 0 ? wide
-                                                                                                 : reduce_tuning::cluster_blocks;
-  }
+  if constexpr (!reduce_takes_cluster_v<In, T, Op>) return 0;
+  else return launcher.has_clusters() ? reduce_tuning::cluster_blocks : 0u;
 }
 
 /// The most items device_reduce of In into T under Op reads without temporary storage: one
-/// block's chunk, or where the device runs clusters of cluster_blocks (reduce_cluster_blocks;
-/// 0: none) and such a sum takes them (reduce_takes_cluster_v), one such cluster's.
+/// block's chunk, or where the device runs clusters (cluster_blocks: reduce_cluster_blocks;
+/// 0: none) and such a sum takes them (reduce_takes_cluster_v), one cluster's.
 template <class In, class T, class Op>
 constexpr count_t reduce_storage_free_items(unsigned cluster_blocks) {
   constexpr unsigned wide = reduce_tuning::wide_threads, threads = reduce_tuning::cluster_threads;
   if (!is_arg_extremum_v<Op>) {  // (arg_items: one block of reduce_tuning::threads at most)
-    if constexpr (reduce_takes_cluster_v<In, T, Op>) {
-      if (cluster_blocks == reduce_tuning::wide_cluster_blocks)
-        return reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, threads, In, T*, T, Op>::max_items;
+    if constexpr (reduce_takes_cluster_v<In, T, Op>)
       if (cluster_blocks == reduce_tuning::cluster_blocks)
         return reduce_cluster_kernel<reduce_tuning::cluster_blocks, threads, In, T*, T, Op>::max_items;
-    }
     return reduce_shape<In, wide>::chunk;
   }
   return reduce_shape<In, reduce_tuning::threads>::chunk;
@@ -818,19 +801,18 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   if (n < 0) return launcher.invalid_value;  // the size query too
   // Inputs that one block or one cluster reads in one pass need no temporary storage: up to
   // a chunk of `threads` (or of wide_threads) threads, one block; up to what the cluster reads
-  // (reduce_storage_free_items: GPUs with clusters, accumulators of up to cluster_item_bytes,
-  // not arg_items), one cluster. H100, int32 sums at 2^15-2^17 (perf/results/2026-12-06-22-reduce-cluster):
+  // (reduce_storage_free_items: GPUs with clusters, sums that take one: reduce_takes_cluster_v),
+  // one cluster. H100, int32 sums at 2^15-2^17 (perf/results/2026-12-06-22-reduce-cluster):
   // 5.0-5.4 us against 6.0-6.3 for the cluster before (one block's loads at a time, a whole
   // barrier before them), where an empty launch takes 3.1.
   using one_t = detail::reduce_one_block_kernel<threads, In, Out, T, Op>;
   using wide_one_t = detail::reduce_one_block_kernel<reduce_tuning::wide_threads, In, Out, T, Op>;
   constexpr unsigned cluster_threads = reduce_tuning::cluster_threads;
   using cluster_t = detail::reduce_cluster_kernel<reduce_tuning::cluster_blocks, cluster_threads, In, Out, T, Op>;
-  using wide_cluster_t = detail::reduce_cluster_kernel<reduce_tuning::wide_cluster_blocks, cluster_threads, In, Out, T, Op>;
   constexpr bool widens = !detail::is_arg_extremum_v<Op>, clusters_fit = detail::reduce_takes_cluster_v<In, T, Op>;
   const detail::count_t one_block = widens ? wide_one_t::shape::chunk : one_t::shape::chunk;
   // (The device is asked only where a cluster could read it all: not on the way to the grid.)
-  const bool fits_a_cluster = n > one_block && n <= detail::reduce_storage_free_items<In, T, Op>(reduce_tuning::wide_cluster_blocks);
+  const bool fits_a_cluster = n > one_block && n <= detail::reduce_storage_free_items<In, T, Op>(reduce_tuning::cluster_blocks);
   const unsigned cluster_blocks = fits_a_cluster ? detail::reduce_cluster_blocks<In, T, Op>(launcher) : 0u;
   const detail::count_t storage_free = detail::reduce_storage_free_items<In, T, Op>(cluster_blocks);
   const bool cluster = n > one_block && n <= storage_free;  // (storage_free is one block's where no cluster applies)
@@ -859,21 +841,10 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
       if (cluster) {
         const typename cluster_t::slice_t slice{in, unsigned(n), unsigned(head), op};
         // Units of a block's slice: the fewest whole multiples of cluster_threads that cover the
-        // input with `blocks` blocks (units a round of every thread: blocks x cluster_threads).
-        auto per_block = [&](unsigned blocks) {
-          const unsigned per_cluster = blocks * cluster_threads, units = (slice.units() + per_cluster - 1) / per_cluster * cluster_threads;
-          return units > 0 ? units : cluster_threads;
-        };
-        // 8 blocks where they read it all: 16 were 0.2 us slower at 2^15-2^16 int32 sums and no
-        // faster at 2^17, and 3-8% faster than the grid past 8 blocks' reach (H100, perf/results/2026-12-06-23-wide-cluster).
-        // (ArgMin / ArgMax keys never take 16: reduce_cluster_blocks; their kernel is not built.)
-        if constexpr (!detail::is_keyed_input_v<In>)
-          if (n > cluster_t::max_items)
-            return launcher.run_cluster(reduce_tuning::wide_cluster_blocks, reduce_tuning::wide_cluster_blocks, cluster_threads,
-                                        wide_cluster_t{slice, per_block(reduce_tuning::wide_cluster_blocks), out, init},
-                                        sizeof(typename wide_cluster_t::shared_t));
-        return launcher.run_cluster(reduce_tuning::cluster_blocks, reduce_tuning::cluster_blocks, cluster_threads,
-                                    cluster_t{slice, per_block(reduce_tuning::cluster_blocks), out, init},
+        // input with every block (units a round of every thread: blocks x cluster_threads).
+        constexpr unsigned blocks = reduce_tuning::cluster_blocks, per_cluster = blocks * cluster_threads;
+        const unsigned units = (slice.units() + per_cluster - 1) / per_cluster * cluster_threads;
+        return launcher.run_cluster(blocks, blocks, cluster_threads, cluster_t{slice, units > 0 ? units : cluster_threads, out, init},
                                     sizeof(typename cluster_t::shared_t));
       }
     }

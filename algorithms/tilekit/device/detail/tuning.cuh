@@ -8,26 +8,21 @@ namespace tilekit {
 
 /// The device-wide reduce.
 /// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS / _CLUSTER_THREADS /
-/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES / _WIDE_CLUSTER_BLOCKS override (for measuring).
+/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;  // the grid's blocks, and the one block of inputs up to their chunk
   // Inputs of up to one chunk of wide_threads threads: one such block; up to what a cluster of
   // cluster_blocks blocks of cluster_threads reads with cluster_vectors 16-byte loads a thread
-  // (GPUs with thread-block clusters, accumulators of at most cluster_item_bytes): one cluster.
+  // (GPUs with thread-block clusters, sums into accumulators of cluster_item_bytes): one cluster.
   // H100, int32 sums at 2^15-2^17 in one process (perf/results/2026-12-06-22-reduce-cluster):
   // 512 threads and 8 vectors 5.02-5.44 us, 1024 and 8 5.38-5.63, 512 and 16 6.75-7.42 (and 2^18).
   // 8-byte accumulators: at 1024 threads no faster (ArgMin's keys 1.0-1.3 us slower); at 512,
-  // int64 / double sums at 2^14-2^16 and ArgMin at 2^15-2^16 5-12% faster than the grid.
+  // int64 / double sums at 2^14-2^16 and ArgMin at 2^15-2^16 5-12% faster than the grid of then.
   static constexpr unsigned wide_threads = 1024;
   static constexpr unsigned cluster_blocks = 8;
-  // Past 8 blocks' reach, up to twice it, a cluster of 16 where the device runs one (sm_90's
-  // non-portable size): H100, int32 sums at 3 x 2^16 / 2^18 5.82 / 6.02 us against 6.21 / 6.24
-  // for the grid, int64 at 2^17 6.37 against 6.53 (perf/results/2026-12-06-23-wide-cluster).
-#if defined(TILEKIT_REDUCE_WIDE_CLUSTER_BLOCKS)
-  static constexpr unsigned wide_cluster_blocks = TILEKIT_REDUCE_WIDE_CLUSTER_BLOCKS;  // (8: none wider than cluster_blocks)
-#else
-  static constexpr unsigned wide_cluster_blocks = 16;
-#endif
+  // (No cluster of 16, sm_90's non-portable size, past 8 blocks' reach: since the grid's last
+  // block got faster (01b923f) the grid was 8-9% faster there, H100, int64 / double 2^17 and
+  // float 2^18; perf/results/2026-12-07-31-cluster-or-grid.)
 #if defined(TILEKIT_REDUCE_CLUSTER_THREADS)
   static constexpr unsigned cluster_threads = TILEKIT_REDUCE_CLUSTER_THREADS;
 #else
@@ -38,6 +33,9 @@ struct reduce_tuning {
 #else
   static constexpr unsigned cluster_vectors = 8;
 #endif
+  // The cluster takes sums into accumulators of exactly cluster_item_bytes (0: none). H100, one
+  // process (perf/results/2026-12-07-31-cluster-or-grid): int64 / double sums at 2^14-2^16 2-4%
+  // faster than the grid; float sums at 2^15-2^17 0.4-2% and ArgMin keys at 2^15-2^17 2-4% slower.
 #if defined(TILEKIT_REDUCE_CLUSTER_ITEM_BYTES)
   static constexpr unsigned cluster_item_bytes = TILEKIT_REDUCE_CLUSTER_ITEM_BYTES;
 #else
