@@ -11,6 +11,7 @@ using backend = tk_test::gpu_backend;
 #include <tilekit/cub/device_reduce.cuh>
 #include <tilekit/cub/device_segmented_reduce.cuh>
 #include <tilekit/device/reduce.cuh>
+#include <tilekit/device/scan.cuh>
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -18,6 +19,7 @@ using backend = tk_test::gpu_backend;
 
 #include <algorithm>
 #include <memory>
+#include <thread>
 
 namespace {
 
@@ -312,6 +314,106 @@ BOOST_AUTO_TEST_CASE(concurrent_calls_on_8_streams) {
     }
   }
   for (auto& x : s) TK_CUDA_CHECK(cudaStreamDestroy(x));
+}
+
+// The allocating forms' storage kept per host thread and stream (device::detail::kept_temp_for),
+// in a thread of its own (this one's holds the earlier cases' streams): the same storage for the
+// same stream, another for another, none past kept_temp_bytes or past kept_temp_streams streams,
+// a larger one where a call needs more; freed as the thread exits.
+BOOST_AUTO_TEST_CASE(allocating_forms_keep_storage_per_stream) {
+  namespace dd = tilekit::device::detail;
+  struct {
+    void *first, *again, *other, *too_big, *grown, *after_grown, *fifth;
+  } seen{};
+  std::thread([&] {
+    cudaStream_t s[dd::kept_temp_streams + 1];
+    for (auto& x : s) (void)cudaStreamCreate(&x);
+    seen.first = dd::kept_temp_for(s[0], 1000);
+    seen.again = dd::kept_temp_for(s[0], 2000);
+    seen.other = dd::kept_temp_for(s[1], 1000);
+    seen.too_big = dd::kept_temp_for(s[0], dd::kept_temp_bytes + 1);
+    seen.grown = dd::kept_temp_for(s[0], dd::kept_temp_least + 1);
+    seen.after_grown = dd::kept_temp_for(s[0], 100);
+    for (unsigned k = 2; k < dd::kept_temp_streams; ++k) (void)dd::kept_temp_for(s[k], 1);
+    seen.fifth = dd::kept_temp_for(s[dd::kept_temp_streams], 1000);  // every slot taken: none
+    for (auto& x : s) (void)cudaStreamDestroy(x);
+  }).join();
+  BOOST_TEST(seen.first != nullptr);
+  BOOST_TEST(seen.again == seen.first);
+  BOOST_TEST((seen.other != nullptr && seen.other != seen.first));
+  BOOST_TEST(seen.too_big == nullptr);
+  BOOST_TEST(seen.grown != nullptr);
+  BOOST_TEST(seen.after_grown == seen.grown);
+  BOOST_TEST(seen.fifth == nullptr);
+  BOOST_TEST(cudaGetLastError() == cudaSuccess);
+}
+
+// Allocating calls of several algorithms back to back, never synchronised between, on more
+// streams than a thread keeps storage for (the rest take the pool's), each stream's kept storage
+// shared by its calls and grown once midway; a stream with kept storage destroyed and another
+// created in its place (a new id: the pool's storage, every slot being taken). All from a thread
+// that then exits, against the CPU.
+BOOST_AUTO_TEST_CASE(allocating_calls_on_kept_storage) {
+  namespace dd = tilekit::device::detail;
+  constexpr int streams = int(dd::kept_temp_streams) + 2, rounds = 3;
+  const std::int64_t n = tk_test::gpu_backend::small() ? 70001 : 300001, scan_n = n / 3;
+  std::vector<int> h(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = int((i * 7919) % 201) - 100;
+  tk_test::device_buffer<int> in(h);
+  // per stream and round: the int sum (into long long), the count of 7s, the last of an inclusive
+  // scan's, and a double sum; then the scan's output itself (the last round's)
+  tk_test::device_buffer<long long> sums(std::size_t(streams * rounds), tk_test::poison<long long>());
+  tk_test::device_buffer<long long> counts(std::size_t(streams * rounds), tk_test::poison<long long>());
+  tk_test::device_buffer<double> doubles(std::size_t(streams * rounds), tk_test::poison<double>());
+  tk_test::device_buffer<int> scans(std::size_t(streams) * std::size_t(scan_n), tk_test::poison<int>());
+  std::vector<double> hd(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < hd.size(); ++i) hd[i] = 0.5 * double(h[i] % 3);
+  tk_test::device_buffer<double> ind(hd);
+  std::vector<cudaError_t> errors;
+  std::thread([&] {
+    std::vector<cudaStream_t> s(streams);
+    for (auto& x : s) (void)cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking);
+    for (int r = 0; r < rounds; ++r) {
+      for (int k = 0; k < streams; ++k) {
+        const int at = k * rounds + r;
+        if (r == 1 && k == 0) (void)dd::kept_temp_for(s[0], dd::kept_temp_least + 1);  // grows stream 0's, in its order
+        errors.push_back(tilekit::device::sum(in.data(), n - k, sums.data() + at, s[k]));
+        errors.push_back(tilekit::device::count(in.data(), n, 7, counts.data() + at, s[k]));
+        errors.push_back(tilekit::device::inclusive_scan(in.data(), scan_n, scans.data() + std::size_t(k) * std::size_t(scan_n),
+                                                         tilekit::plus{}, s[k]));
+        errors.push_back(tilekit::device::sum(ind.data(), n - 2 * k, doubles.data() + at, s[k]));
+      }
+      if (r == 1) {  // a new stream in place of one with kept storage: another id (its handle may be the old one's)
+        (void)cudaStreamDestroy(s[dd::kept_temp_streams - 1]);
+        (void)cudaStreamCreateWithFlags(&s[dd::kept_temp_streams - 1], cudaStreamNonBlocking);
+      }
+    }
+    for (auto& x : s) (void)cudaStreamSynchronize(x);
+    for (auto& x : s) (void)cudaStreamDestroy(x);
+  }).join();
+  for (cudaError_t e : errors) BOOST_TEST(e == cudaSuccess);
+  const auto got_sums = sums.to_host(), got_counts = counts.to_host();
+  const auto got_doubles = doubles.to_host();
+  const auto got_scans = scans.to_host();
+  std::vector<int> want_scan(static_cast<std::size_t>(scan_n));
+  int run = 0;
+  for (std::size_t i = 0; i < want_scan.size(); ++i) want_scan[i] = run += h[i];
+  long long sevens = 0;
+  for (int x : h) sevens += x == 7;
+  for (int k = 0; k < streams; ++k) {
+    long long want = 0;
+    double want_d = 0;
+    for (std::int64_t i = 0; i < n - k; ++i) want += h[std::size_t(i)];
+    for (std::int64_t i = 0; i < n - 2 * k; ++i) want_d += hd[std::size_t(i)];
+    BOOST_TEST_CONTEXT("stream " << k) {
+      for (int r = 0; r < rounds; ++r) {
+        BOOST_TEST(got_sums[std::size_t(k * rounds + r)] == want, "round " << r);
+        BOOST_TEST(got_counts[std::size_t(k * rounds + r)] == sevens, "round " << r);
+        BOOST_TEST(got_doubles[std::size_t(k * rounds + r)] == want_d, "round " << r);  // (halves: exact)
+      }
+      BOOST_TEST(std::equal(want_scan.begin(), want_scan.end(), got_scans.begin() + std::ptrdiff_t(k) * scan_n));
+    }
+  }
 }
 
 // tilekit::device::sum accumulates in the output's type (int items, long long sum), as
