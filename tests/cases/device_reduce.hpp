@@ -394,6 +394,39 @@ BOOST_AUTO_TEST_CASE(temporary_storage_reused_without_clearing) {
   check_storage_reuse<std::uint32_t>(::backend::launcher_with_sms(16), g, "grids of more than 32 blocks");
 }
 
+// Grids where some of the last block's threads take more than one slot (past Threads + 1
+// blocks): 300 blocks of 8-byte totals and of 16-byte ones; in the simulator later blocks first
+// and 64 resident (the last block's first loads find slots not written yet). Against the CPU.
+BOOST_AUTO_TEST_CASE(last_block_takes_several_slots_a_thread) {
+  using namespace tk_test;
+  const auto launcher = ::backend::launcher_with_sms(80);  // (up to 320 blocks; the GPU's own: 528 on an H100)
+  constexpr unsigned threads = tilekit::reduce_tuning::threads;
+  {
+    const std::int64_t n = 300 * tilekit::detail::reduce_shape<const double*, threads>::chunk + 7;
+    std::vector<double> h(static_cast<std::size_t>(n));
+    double want = 0;
+    for (std::int64_t i = 0; i < n; ++i) want += h[std::size_t(i)] = double((i * 7919) % 1001 - 500);
+    dbuf<double> in(h), out(1, poison<double>());
+    BOOST_TEST(run_device_reduce(in.data(), n, out.data(), tilekit::plus{}, 0.5, launcher) == launcher.success);
+    BOOST_TEST(out.to_host()[0] == want + 0.5, ::backend::name << " double sum of " << n << " on 300 blocks");
+  }
+  {
+    const std::int64_t n = 300 * tilekit::detail::reduce_shape<const mat2*, threads>::chunk + 3;
+    std::vector<mat2> h(static_cast<std::size_t>(n));
+    mat2 want{1, 2, 3, 4};
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint32_t v = std::uint32_t(i % 97) - 48u;  // (mod 2^32, as mat_add's sums)
+      h[std::size_t(i)] = mat2{v, 0u - v, 2u * v, 1u};
+      want = mat_add{}(want, h[std::size_t(i)]);
+    }
+    dbuf<mat2> in(h), out(1, mat2{9u, 9u, 9u, 9u});  // (not the sum)
+    BOOST_TEST(run_device_reduce(in.data(), n, out.data(), mat_add{}, mat2{1, 2, 3, 4}, launcher) == launcher.success);
+    const mat2 got = out.to_host()[0];
+    BOOST_TEST((got.a == want.a && got.b == want.b && got.c == want.c && got.d == want.d),
+               ::backend::name << " 16-byte sums of " << n << " on 300 blocks");
+  }
+}
+
 struct odd_item {
   TILEKIT_HD bool operator()(std::uint32_t x) const { return (x & 1u) != 0; }
 };

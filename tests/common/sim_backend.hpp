@@ -101,11 +101,12 @@ struct sim_backend {
     return l;
   }
   /// A launcher of later_blocks_first whose pretended device has sms multiprocessors (grids
-  /// of more blocks).
+  /// of more blocks), 4 blocks of each resident, at most 64 (every block's threads are fibers
+  /// with stacks: past that the others wait their turn, as a GPU's blocks past one wave).
   static tilekit::sim::launcher launcher_with_sms(unsigned sms) {
     tilekit::sim::launcher l = launcher_later_blocks_first();
     l.sms = sms;
-    l.opt.resident_blocks = 4 * sms;
+    l.opt.resident_blocks = 4 * sms < 64 ? 4 * sms : 64;
     return l;
   }
   /// A launcher of launcher_with_sms(sms) whose pretended device gives a block at most
