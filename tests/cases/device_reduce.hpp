@@ -431,10 +431,11 @@ struct odd_item {
   TILEKIT_HD bool operator()(std::uint32_t x) const { return (x & 1u) != 0; }
 };
 
-// Calls that pack (uint32 sums; count_if's 64-bit counts) and one that does not (float sums)
-// on one temporary storage, at grid sizes: the first call on the storage takes the tagged
-// hand-off and leaves the storage for the packed one; a float sum between them leaves it as
-// it was; a newly poisoned storage starts over. Blocks run later ones first.
+// Calls that pack (uint32 sums; count_if's 64-bit counts; uint64 sums, in two halves) and one
+// that does not (float sums) on one temporary storage, at grid sizes: the first call on the
+// storage takes the tagged hand-off and leaves the storage for the packed one; a float sum
+// between them leaves it as it was; a newly poisoned storage starts over. Blocks run later
+// ones first.
 BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
@@ -444,7 +445,9 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
   const std::vector<std::uint32_t> data = random_vector<std::uint32_t>(std::size_t(most), g);  // sums wrap
   std::vector<float> floats(data.size());
   for (std::size_t i = 0; i < floats.size(); ++i) floats[i] = float(int(data[i] % 3) - 1);  // exact sums
+  const std::vector<std::uint64_t> wide = random_vector<std::uint64_t>(data.size(), g);  // sums wrap, both halves carry
   dbuf<std::uint32_t> in(data);
+  dbuf<std::uint64_t> win(wide);
   dbuf<float> fin(floats);
   std::size_t bytes = 0, b = 0;
   BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, b, in.data(), most, static_cast<std::uint32_t*>(nullptr), tilekit::plus{},
@@ -456,13 +459,24 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
   BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, b, fin.data(), most, static_cast<float*>(nullptr), tilekit::plus{},
                                        0.0f) == launcher.success);
   bytes = std::max(bytes, b);
+  BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, b, win.data(), most, static_cast<std::uint64_t*>(nullptr),
+                                       tilekit::plus{}, std::uint64_t(0)) == launcher.success);
+  bytes = std::max(bytes, b);
   auto temp = std::make_unique<dbuf<unsigned char>>(bytes, 0xCD);
-  for (int call = 0; call < 12; ++call) {
-    if (call == 7) temp = std::make_unique<dbuf<unsigned char>>(bytes, 0xCD);
+  for (int call = 0; call < 16; ++call) {
+    if (call == 9) temp = std::make_unique<dbuf<unsigned char>>(bytes, 0xCD);
     const std::int64_t n = one_wide + 1 + std::int64_t(g() % std::uint64_t(most - one_wide));
     std::size_t have = bytes;
     BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on shared storage, n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
-      if (call % 3 == 0) {
+      if (call % 4 == 3) {
+        dbuf<std::uint64_t> out(1, poison<std::uint64_t>());
+        BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, win.data(), n, out.data(), tilekit::plus{},
+                                          ~std::uint64_t(0)) == launcher.success);
+        ::backend::sync();
+        std::uint64_t want = ~std::uint64_t(0);
+        for (std::int64_t i = 0; i < n; ++i) want += wide[std::size_t(i)];
+        BOOST_TEST(out.to_host()[0] == want);
+      } else if (call % 4 == 0) {
         dbuf<std::uint32_t> out(1, poison<std::uint32_t>());
         BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, in.data(), n, out.data(), tilekit::plus{}, 7u) ==
                    launcher.success);
@@ -470,7 +484,7 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
         std::uint32_t want = 7u;
         for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)];
         BOOST_TEST(out.to_host()[0] == want);
-      } else if (call % 3 == 1) {
+      } else if (call % 4 == 1) {
         dbuf<long long> out(1, poison<long long>());
         BOOST_TEST(tilekit::device_count_if(launcher, temp->data(), have, in.data(), n, out.data(), odd_item{}) == launcher.success);
         ::backend::sync();
@@ -516,10 +530,11 @@ BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {
     }
 }
 
-// Inputs that one 1024-thread block, or one cluster (sums into 8-byte accumulators), reads whole
-// need no temporary storage (the size query's single byte; the allocating forms allocate nothing);
-// one item more takes the grid's hand-off and its storage. Sums that pack (int) and float sums
-// take the grid past one block. `blocks`: the cluster launcher's device runs (8; 0: none).
+// Inputs that one 1024-thread block, or one cluster (sums into 8-byte accumulators that do not
+// pack: double), reads whole need no temporary storage (the size query's single byte; the
+// allocating forms allocate nothing); one item more takes the grid's hand-off and its storage.
+// Sums that pack (int; long long in halves) and float sums take the grid past one block.
+// `blocks`: the cluster launcher's device runs (8; 0: none).
 template <class Launcher>
 void check_storage_free(const Launcher& launcher, unsigned blocks) {
   using namespace tk_test;
@@ -543,19 +558,22 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == 0u);
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher)) == 0u);
-  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) == blocks);
+  constexpr bool longs_cluster = tilekit::reduce_tuning::pack_halves != 1;  // (0: not packed; 2: packed in the grid only)
+  BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) ==
+             (longs_cluster ? blocks : 0u));
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const double*, double, tilekit::plus>(launcher)) == blocks);
   using keyed = tilekit::detail::keyed_input<false, const int*>;  // ArgMin's keys: the grid
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<keyed, unsigned long long, tilekit::minimum>(launcher)) == 0u);
   const std::int64_t ints = tilekit::detail::reduce_storage_free_items<const int*, int, tilekit::plus>(blocks);
   const std::int64_t floats = tilekit::detail::reduce_storage_free_items<const float*, float, tilekit::plus>(blocks);
   const std::int64_t longs = tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks);
+  const std::int64_t doubles = tilekit::detail::reduce_storage_free_items<const double*, double, tilekit::plus>(blocks);
   BOOST_TEST(ints == one_wide);
   BOOST_TEST(floats == one_wide);
-  if (blocks > 0)  // a cluster: cluster_vectors 16-byte loads (2 longs) a thread of each of its blocks
-    BOOST_TEST(longs == std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 2);
-  else
-    BOOST_TEST(longs == one_wide / 2);
+  // a cluster: cluster_vectors 16-byte loads (2 items) a thread of each of its blocks
+  const std::int64_t cluster_items = std::int64_t(blocks) * tilekit::reduce_tuning::cluster_threads * tilekit::reduce_tuning::cluster_vectors * 2;
+  BOOST_TEST(doubles == (blocks > 0 ? cluster_items : one_wide / 2));
+  BOOST_TEST(longs == (blocks > 0 && longs_cluster ? cluster_items : one_wide / 2));
   check(0, one_wide - 3, false);  // part of it: the one-block kernel at 1024 threads
   check(0, one_wide, false);
   check(0, one_wide + 1, true);
@@ -563,11 +581,13 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   check(0.0f, floats + 1, true);
   check(0ll, longs, false);
   check(0ll, longs + 1, true);
+  check(0.0, doubles, false);
+  check(0.0, doubles + 1, true);
 }
 
-/// The blocks of the clusters the backend's launcher runs for 8-byte sums (8; 0: none).
+/// The blocks of the clusters the backend's launcher runs for double sums (8; 0: none).
 inline unsigned backend_cluster_blocks() {
-  return tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(::backend::launcher());
+  return tilekit::detail::reduce_cluster_blocks<const double*, double, tilekit::plus>(::backend::launcher());
 }
 
 BOOST_AUTO_TEST_CASE(one_block_or_cluster_needs_no_storage) { check_storage_free(::backend::launcher(), backend_cluster_blocks()); }
@@ -614,27 +634,30 @@ void check_cluster_sums(const Launcher& launcher, unsigned blocks, const char* w
 
 // The slices of a cluster of `blocks` (GPUs with clusters; the simulator has them): every block
 // busy or some empty, slices cut short by a vector, the head and tail extras, inputs off their
-// 16-byte boundary, 4-, 8- and 1-byte items (1-byte: 16 a vector) into 8-byte accumulators, an
-// iterator (items one by one), and doubles whose result repeats bitwise.
+// 16-byte boundary, 4-, 8- and 1-byte items (1-byte: 16 a vector) into double accumulators (the
+// 8-byte sums that do not pack; integers in them, so sums are exact), an iterator (items one by
+// one), and doubles whose result repeats bitwise.
 template <class Launcher>
 void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt19937_64& g) {
   using namespace tk_test;
   constexpr unsigned wide = tilekit::reduce_tuning::wide_threads;
-  // (int items into long long: int sums pack, taking the grid)
-  check_cluster_sums<int>(launcher, blocks, "int into int64", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5ll, {0, 1, 3}, g);
-  // int64: 2 items a vector; 40-bit values, so sums of a cluster's 2^16 stay far from overflow.
-  check_cluster_sums<long long>(launcher, blocks, "int64", [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); },
-                                3ll, {0, 1}, g);
-  check_cluster_sums<unsigned char>(launcher, blocks, "uint8 into uint64", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0ull, {0, 5, 15}, g);
-  {  // an iterator of int, summed into long long (int sums pack, taking the grid)
-    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, long long, tilekit::plus>(blocks);
+  check_cluster_sums<int>(launcher, blocks, "int into double", [](std::mt19937_64& r) { return int(r() % 2001) - 1000; }, 5.0, {0, 1, 3}, g);
+  // 8-byte items, 2 a vector; 30-bit values, so sums of a cluster's 2^16 stay exact in a double.
+  check_cluster_sums<long long>(launcher, blocks, "int64 into double",
+                                [](std::mt19937_64& r) { return static_cast<long long>(r() >> 34) - (1ll << 29); }, 3.0, {0, 1}, g);
+  if constexpr (tilekit::detail::reduce_takes_cluster_v<const long long*, long long, tilekit::plus>)  // (pack_halves 0 or 2)
+    check_cluster_sums<long long>(launcher, blocks, "int64",
+                                  [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); }, 3ll, {0, 1}, g);
+  check_cluster_sums<unsigned char>(launcher, blocks, "uint8 into double", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0.0, {0, 5, 15}, g);
+  {  // an iterator of int, summed into double
+    const std::int64_t most = tilekit::detail::reduce_storage_free_items<mod_1000_int, double, tilekit::plus>(blocks);
     const std::int64_t one_block = tilekit::detail::reduce_shape<mod_1000_int, wide>::chunk;
     for (std::int64_t n : cluster_sizes(one_block, most, 1, blocks)) {
-      dbuf<long long> out(1, poison<long long>());
-      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0ll, launcher);
+      dbuf<double> out(1, poison<double>());
+      const auto e = run_device_reduce(mod_1000_int{0}, n, out.data(), tilekit::plus{}, 0.0, launcher);
       BOOST_TEST_CONTEXT(::backend::name << " cluster of " << blocks << " reduce of an iterator, n=" << n) {
         BOOST_TEST(e == launcher.success);
-        BOOST_TEST(out.to_host()[0] == (long long)(mod_1000_sum(n)));
+        BOOST_TEST(out.to_host()[0] == double(mod_1000_sum(n)));
       }
     }
   }

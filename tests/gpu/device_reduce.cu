@@ -188,8 +188,10 @@ BOOST_AUTO_TEST_CASE(half_sums_exactly) {
   }
 }
 
-// Captured into a graph and replayed: the grid's tagged hand-off (300000 ints) and, where the
-// device runs clusters, the cluster (50000 long longs: 8-byte sums past one block's chunk).
+// Captured into a graph and replayed: the grid's hand-off (300000 ints, and long longs: the first
+// replay finds the storage as cudaMalloc left it and takes the tagged one, the others the packed
+// one) and, where the device runs clusters, the cluster (50000 doubles: 8-byte sums that do not
+// pack, past one block's chunk).
 template <class T>
 void check_under_graph_capture(int n) {
   std::vector<T> h(std::size_t(n), T(3));
@@ -217,11 +219,12 @@ void check_under_graph_capture(int n) {
 
 BOOST_AUTO_TEST_CASE(under_graph_capture) {
   check_under_graph_capture<int>(300000);
-  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(tilekit::gpu_launcher{});
+  check_under_graph_capture<long long>(300000);
+  const unsigned blocks = tilekit::detail::reduce_cluster_blocks<const double*, double, tilekit::plus>(tilekit::gpu_launcher{});
   BOOST_TEST(blocks == (tilekit::gpu_launcher{}.has_clusters() ? tilekit::reduce_tuning::cluster_blocks : 0u));
   if (blocks > 0)  // one cluster's, not one block's
-    BOOST_TEST((tilekit::detail::reduce_storage_free_items<const long long*, long long, tilekit::plus>(blocks)) >= 50000);
-  check_under_graph_capture<long long>(50000);
+    BOOST_TEST((tilekit::detail::reduce_storage_free_items<const double*, double, tilekit::plus>(blocks)) >= 50000);
+  check_under_graph_capture<double>(50000);
 }
 
 // ---- one launch, no memset: the slots' tags across calls, graph replays and streams

@@ -29,15 +29,16 @@
 // own storage) need nothing either, nor do replays of a CUDA graph (they repeat the
 // call's tag, but each finds the slots its predecessor cleared).
 // Integer sums into 4 bytes, and counts (count_if, count, unique_count), hand over in one
-// 64-bit atomic instead once the storage has served such a call (which leaves a marked zero
-// counter at its start: reduce_kernel::packed_words): each block adds its total and a count
-// of blocks to the counter, and the block that completes the count writes *out. Their inputs
+// 64-bit atomic instead once the storage has served such a call (which leaves marked zero
+// counters at its start: reduce_kernel::packed_words): each block adds its total and a count
+// of blocks to the counter, and the block that completes the count writes *out. Other integer
+// sums into 8 bytes do so in two counters, one for each 32-bit half of the totals. Their inputs
 // past one block take the grid, not a cluster. (Other sums counting their blocks there with an
 // acquire-release atomic, then the last to count taking the totals, measured 5-10% slower than
 // the tagged polls at 2^18-2^22 on the H100: perf/results/2026-12-06-24-packed-hand-off.)
 // An input of at most one chunk is one block's (reduce_one_block_kernel: its loads, a block
 // reduce, the write), and so is one of a 1024-thread block (the same kernel at that size). Sums
-// into 8-byte accumulators (not counts, not ArgMin / ArgMax keys) that a cluster of 8 blocks reads
+// into 8-byte accumulators that do not pack (double's; not ArgMin / ArgMax keys) that a cluster of 8 blocks reads
 // in one pass are one cluster's on GPUs with clusters, which meets in block 0's shared memory
 // (reduce_cluster_kernel); neither needs temporary storage.
 // op must be associative and commutative: items meet in an order set by the grid.
@@ -186,14 +187,18 @@ template <class In, class = void>
 inline constexpr bool counts_items_v = false;
 template <class In>
 inline constexpr bool counts_items_v<In, stdx::void_t<decltype(In::counts_items)>> = In::counts_items;
-/// Whether the grid's blocks hand a sum into T over to the last of them in one 64-bit atomic
-/// (reduce_kernel's packed hand-off): integer sums into 4 bytes (exact modulo 2^32, as the
-/// additions themselves), and counts (exact below 2^48 items, what the dispatch allows).
+/// Whether the grid's blocks hand a sum into T over to the last of them in 64-bit atomics
+/// (reduce_kernel's packed hand-off), exact modulo 2^(8 x sizeof(T)) as the additions
+/// themselves: integer sums into 4 bytes and counts (exact below 2^48 items, what the dispatch
+/// allows) in one atomic, other integer sums into 8 bytes in two (reduce_tuning::pack_halves).
 template <class In, class T, class Op>
 inline constexpr bool reduce_packs_v =
     builtin_kind_v<Op> == builtin_op::sum && stdx::is_integral<T>::value &&
     stdx::is_same<decltype(stdx::declval<const Op&>()(stdx::declval<const T&>(), stdx::declval<const T&>())), T>::value &&
-    (sizeof(T) == 4 || (sizeof(T) == 8 && counts_items_v<In>));
+    (sizeof(T) == 4 || (sizeof(T) == 8 && (counts_items_v<In> || reduce_tuning::pack_halves != 0)));
+/// Whether that hand-off takes two atomics, one for each 32-bit half of the totals.
+template <class In, class T, class Op>
+inline constexpr bool reduce_packs_halves_v = reduce_packs_v<In, T, Op> && sizeof(T) == 8 && !counts_items_v<In>;
 
 /// ArgMin / ArgMax (Max) over a thread's vectors x[u] with u x Stride < left (a prefix, vector
 /// 0 among them), item j of vector u at offset u x Stride x Vec + j from the thread's first:
@@ -254,19 +259,24 @@ struct reduce_kernel {
   static constexpr unsigned words = unsigned((sizeof(T) + 7) / 8);
   unsigned long long* slots;
   unsigned long long tag;  // this call's (never 0; the last block leaves 0 in every slot it read)
-  // Sums that pack (reduce_packs_v): the first 16 bytes of the temporary storage; null where
+  // Sums that pack (reduce_packs_v): the first 32 bytes of the temporary storage; null where
   // the call may not pack (counts of 2^48 items or more). packed_words[0] == clean_mark says
-  // that packed_words[1], the hand-off's counter, is 0: the call before on this storage left
-  // them so. Such a call packs: each block adds 2^48 + its total (as unsigned) to the counter
-  // in one relaxed atomic; the block that finds blocks - 1 in the count bits (48-63) is the
-  // last, the low bits holding the sum of every total (below 2^48: fewer than 2^16 blocks of
-  // 32-bit totals, or a count); it writes that and zeroes the counter. Otherwise (the
-  // storage's first use) the call takes the tagged slots and its last block leaves the two
-  // words so. (H100, int32 sums, 256 blocks: the packed hand-off 0.25 us over a grid that
-  // only writes its totals, the tagged one 1.6; perf/results/2026-12-06-24-packed-hand-off.)
-  // Change clean_mark with the layout.
+  // that packed_words[1 .. 3], the hand-off's counters, are 0: the call before on this storage
+  // left them so. Such a call packs: each block adds 2^48 + its total (as unsigned) to the
+  // counter packed_words[1] in one relaxed atomic; the block that finds blocks - 1 in the count
+  // bits (48-63) is the last, the low bits holding the sum of every total (below 2^48: fewer
+  // than 2^16 blocks of 32-bit totals, or a count); it writes that and zeroes the counter.
+  // 8-byte sums that are not counts (packs_halves) add the low 32 bits of their total to
+  // packed_words[1] so and the high 32 to packed_words[2], both atomics in flight at once; the
+  // block that completes the first counter polls the second until its count bits say every
+  // block's add is in (as a rule its own atomic's answer does), and both sums make the result
+  // modulo 2^64. Otherwise (the storage's first use) the call takes the tagged slots and its
+  // last block leaves the words so. (H100, int32 sums, 256 blocks: the packed hand-off 0.25 us
+  // over a grid that only writes its totals, the tagged one 1.6; perf/results/2026-12-06-24-
+  // packed-hand-off.) Change clean_mark with the layout.
   static constexpr bool packs = reduce_packs_v<In, T, Op>;
-  static constexpr unsigned long long clean_mark = 0x7d1c3e5a9b2f4c81ull;
+  static constexpr bool packs_halves = reduce_packs_halves_v<In, T, Op>;
+  static constexpr unsigned long long clean_mark = 0x3b8e61d2c47a95f3ull;
   unsigned long long* packed_words;
 
   // op over the items of full chunk t held by this thread.
@@ -434,11 +444,27 @@ struct reduce_kernel {
         using U = stdx::make_unsigned_t<T>;
         if (rank == 0) {
           constexpr unsigned long long one = 1ull << 48, low = one - 1;
-          const unsigned long long add = one | (static_cast<unsigned long long>(U(total)) & low);
-          const unsigned long long old = be::atomic_add(packed_words + 1, add);
-          if (count_t(old >> 48) == blocks - 1) {
-            *out = op(init, T(U((old + add) & low)));
-            be::store_relaxed(packed_words + 1, 0ull);
+          const unsigned long long bits = static_cast<unsigned long long>(U(total));
+          if constexpr (packs_halves) {
+            const unsigned long long add_low = one | (bits & 0xFFFFFFFFull), add_high = one | (bits >> 32);
+            const unsigned long long lows = be::atomic_add(packed_words + 1, add_low) + add_low;
+            unsigned long long highs = be::atomic_add(packed_words + 2, add_high) + add_high;
+            if (count_t(lows >> 48) == blocks) {
+              while (count_t(highs >> 48) != blocks) {  // (the others' adds are in flight: each block issues both at once)
+                be::pause(reduce_tuning::poll_ns);
+                highs = be::load_relaxed(packed_words + 2);
+              }
+              *out = op(init, T(U(((highs & low) << 32) + (lows & low))));
+              be::store_relaxed(packed_words + 1, 0ull);
+              be::store_relaxed(packed_words + 2, 0ull);
+            }
+          } else {
+            const unsigned long long add = one | (bits & low);
+            const unsigned long long old = be::atomic_add(packed_words + 1, add);
+            if (count_t(old >> 48) == blocks - 1) {
+              *out = op(init, T(U((old + add) & low)));
+              be::store_relaxed(packed_words + 1, 0ull);
+            }
           }
         }
         return;
@@ -448,6 +474,8 @@ struct reduce_kernel {
       if constexpr (packs)
         if (packed_words != nullptr) {
           be::store_relaxed(packed_words + 1, 0ull);
+          be::store_relaxed(packed_words + 2, 0ull);
+          be::store_relaxed(packed_words + 3, 0ull);
           be::store_relaxed(packed_words, clean_mark);
         }
     };
@@ -711,8 +739,9 @@ struct reduce_cluster_kernel {
 /// int32: 2^15 4.3-4.4 us against the cluster's 5.1, 2^16 4.5 against 5.3, 2^18 4.8 against 6.1;
 /// perf/results/2026-12-06-24-packed-hand-off). The others' grids were faster too: reduce_tuning.
 template <class In, class T, class Op>
-inline constexpr bool reduce_takes_cluster_v = !is_arg_extremum_v<Op> && !is_keyed_input_v<In> &&
-                                               sizeof(T) == reduce_tuning::cluster_item_bytes && !reduce_packs_v<In, T, Op>;
+inline constexpr bool reduce_takes_cluster_v =
+    !is_arg_extremum_v<Op> && !is_keyed_input_v<In> && sizeof(T) == reduce_tuning::cluster_item_bytes &&
+    (!reduce_packs_v<In, T, Op> || (reduce_packs_halves_v<In, T, Op> && reduce_tuning::pack_halves == 2));
 
 /// The blocks of the cluster device_reduce of In into T under Op takes on launcher's device:
 /// reduce_tuning::cluster_blocks (8, a size every GPU with clusters runs), or 0 where none (no
@@ -822,7 +851,7 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   const detail::count_t most = n / shape::chunk + 2;
   const detail::count_t bound = n <= storage_free ? 1 : most < detail::count_t(max_blocks) ? most : detail::count_t(max_blocks);
   detail::temp_carver carve(temp);
-  unsigned long long* packed_words = bound > 1 ? carve.take<unsigned long long>(2) : nullptr;  // (every type's: one layout)
+  unsigned long long* packed_words = bound > 1 ? carve.take<unsigned long long>(4) : nullptr;  // (every type's: one layout)
   unsigned long long* slots = bound > 1 ? carve.take<unsigned long long>(std::size_t(bound) * body_t::words * 2) : nullptr;
   if (temp == nullptr) {
     temp_bytes = carve.bytes();
@@ -856,9 +885,9 @@ typename Launcher::error_type device_reduce(const Launcher& launcher, void* temp
   // "not yet written"); tell a memory checker so (compute-sanitizer initcheck, through NVTX).
   if (grid > 1) {
     launcher.assume_initialized(slots, std::size_t(grid) * body_t::words * 16);
-    launcher.assume_initialized(packed_words, 16);
+    launcher.assume_initialized(packed_words, 32);
   }
-  constexpr bool counts = sizeof(T) == 8;  // (packing 8-byte sums are counts: exact below 2^48)
+  constexpr bool counts = sizeof(T) == 8 && !detail::reduce_packs_halves_v<In, T, Op>;  // (exact below 2^48)
   const bool packs = body_t::packs && grid < (1u << 16) && (!counts || n < (detail::count_t(1) << 48));
   return launcher.run(grid, threads,
                       body_t{in, n, head, whole_chunks, out, op, init, slots, detail::next_call_tag(), packs ? packed_words : nullptr},

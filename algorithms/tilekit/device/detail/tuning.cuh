@@ -8,7 +8,7 @@ namespace tilekit {
 
 /// The device-wide reduce.
 /// -DTILEKIT_REDUCE_VECTORS / _BLOCKS_PER_SM / _POLL_NS / _CLUSTER_THREADS /
-/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES override (for measuring).
+/// _CLUSTER_VECTORS / _CLUSTER_ITEM_BYTES / _PACK_HALVES override (for measuring).
 struct reduce_tuning {
   static constexpr unsigned threads = 256;  // the grid's blocks, and the one block of inputs up to their chunk
   // Inputs of up to one chunk of wide_threads threads: one such block; up to what a cluster of
@@ -40,6 +40,14 @@ struct reduce_tuning {
   static constexpr unsigned cluster_item_bytes = TILEKIT_REDUCE_CLUSTER_ITEM_BYTES;
 #else
   static constexpr unsigned cluster_item_bytes = 8;
+#endif
+  // Integer sums into 8 bytes (not counts) hand over packed, in two 64-bit atomics, one for
+  // each 32-bit half of the totals (reduce_kernel::packs_halves): 1. 0: tagged slots (and the
+  // cluster where it reads everything), as double's. 2: packed in the grid, the cluster kept.
+#if defined(TILEKIT_REDUCE_PACK_HALVES)
+  static constexpr unsigned pack_halves = TILEKIT_REDUCE_PACK_HALVES;
+#else
+  static constexpr unsigned pack_halves = 1;
 #endif
 #if defined(TILEKIT_REDUCE_VECTORS)
   static constexpr unsigned vectors = TILEKIT_REDUCE_VECTORS;
