@@ -420,22 +420,11 @@ BOOST_AUTO_TEST_CASE(allocating_calls_on_kept_storage) {
   }
 }
 
-// Precondition of the case below: under initcheck, the captured call's nvtxMemCudaMarkInitialized
-// of its slots fails (the storage is the graph's own allocation, with no memory behind it while
-// capturing), which initcheck counts as 2 errors, though it reports no uninitialised read after
-// (H100, perf/results/2026-12-07-34-kept-temp, call 12). Open: skip that mark for a graph's storage.
-boost::test_tools::assertion_result outside_initcheck(boost::unit_test::test_unit_id) {
-  const char* tool = std::getenv("TILEKIT_TEST_SANITIZER");
-  boost::test_tools::assertion_result r(tool == nullptr || std::string(tool) != "initcheck");
-  r.message() << "skipped under initcheck: a captured allocating call's NVTX mark fails (a known, open issue)";
-  return r;
-}
-
 // An allocating call captured into a graph takes the graph's own storage, not the kept one (the
 // graph may replay on any stream): replayed on two other streams, the second replay beside a call
 // on the captured stream (its kept storage), all right. Then a thread that queues an allocating
 // call and exits at once: its kept storage is freed only after the call (the exit waits for the device).
-BOOST_AUTO_TEST_CASE(allocating_calls_under_capture_and_at_a_thread_exit, *boost::unit_test::precondition(outside_initcheck)) {
+BOOST_AUTO_TEST_CASE(allocating_calls_under_capture_and_at_a_thread_exit) {
   namespace dd = tilekit::device::detail;
   const std::int64_t n = 300001;
   std::vector<int> h(static_cast<std::size_t>(n));

@@ -125,6 +125,21 @@ cudaError_t launch_with(const cudaLaunchAttribute& attribute, dim3 grid, dim3 bl
   const cudaLaunchAttribute attributes[1] = {attribute};
   return launch_with(attributes, grid, block, stream, body, shared_bytes);
 }
+// Whether this thread's calls run on storage a graph being captured allocated (an allocating
+// form's, set by graph_storage_scope around its call): no memory is behind it until the graph
+// runs, so gpu_launcher::assume_initialized marks nothing (nvtxMemCudaMarkInitialized fails there).
+inline bool& graph_storage() {
+  thread_local bool on = false;
+  return on;
+}
+struct graph_storage_scope {
+  bool before;
+  explicit graph_storage_scope(bool on) : before(graph_storage()) { graph_storage() = on; }
+  graph_storage_scope(const graph_storage_scope&) = delete;
+  graph_storage_scope& operator=(const graph_storage_scope&) = delete;
+  ~graph_storage_scope() { graph_storage() = before; }
+};
+
 // The attribute of a programmatic dependent launch (gpu_launcher::zero_then_run's overlap).
 inline cudaLaunchAttribute dependent_launch_attribute() {
   cudaLaunchAttribute attribute{};
@@ -376,6 +391,7 @@ struct gpu_launcher {
   /// (NVTX's nvtxMemCudaMarkInitialized; run initcheck with --nvtx yes): storage a kernel
   /// reads before writing where any content is valid. A no-op without a tool attached.
   void assume_initialized(void* p, std::size_t bytes) const {
+    if (detail::graph_storage()) return;  // (nothing to mark yet; the tool would report the call as failed)
     static const nvtxDomainHandle_t domain = nvtxDomainCreateA("tilekit");
     nvtxMemVirtualRangeDesc_t range{};
     range.size = bytes;

@@ -187,6 +187,11 @@ cudaError_t with_temp(cudaStream_t stream, Call call) {
                                       : cudaMallocAsync(&temp, bytes, stream);
       e != cudaSuccess)
     return e;
+  // Taken while the stream is captured, temp is the graph's own allocation: no memory to mark
+  // for compute-sanitizer's initcheck yet (tilekit::detail::graph_storage).
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  const tilekit::detail::graph_storage_scope scope(cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
+                                                   capture != cudaStreamCaptureStatusNone);
   const cudaError_t e = call(temp, bytes);
   const cudaError_t f = cudaFreeAsync(temp, stream);
   return e != cudaSuccess ? e : f;
