@@ -495,6 +495,48 @@ BOOST_AUTO_TEST_CASE(sum_accumulates_in_the_output_type) {
   }
 }
 
+// A cudaDeviceReset between allocating calls (as test fixtures do): the pool and the storage kept
+// for the legacy stream and for a created one went with the context, and the calls after it take
+// new ones (device::detail::context_id: the new context's id is another), against the CPU. The
+// last case of the suite: the cases after it start on the new context.
+BOOST_AUTO_TEST_CASE(allocating_calls_across_a_device_reset) {
+  namespace dd = tilekit::device::detail;
+  const std::int64_t n = 300001;
+  std::vector<int> h(static_cast<std::size_t>(n));
+  long long want = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) want += h[i] = int((i * 7919) % 201) - 100;
+  for (int round = 0; round < 2; ++round) {
+    BOOST_TEST_CONTEXT("round " << round << (round > 0 ? ", after a cudaDeviceReset" : "")) {
+      tk_test::device_buffer<int> in(h);
+      tk_test::device_buffer<long long> out(2, tk_test::poison<long long>());
+      cudaStream_t s;
+      TK_CUDA_CHECK(cudaStreamCreate(&s));
+      BOOST_TEST(dd::context_id() != 0u);
+      BOOST_TEST(tilekit::device::sum(in.data(), n, out.data() + 0) == cudaSuccess);     // the legacy stream's kept storage
+      BOOST_TEST(tilekit::device::sum(in.data(), n, out.data() + 1, s) == cudaSuccess);  // a created stream's
+      const auto big = [&](void* t, std::size_t& b) {  // past what is kept: the pool's storage, written
+        if (t == nullptr) {
+          b = dd::kept_temp_bytes + 1;
+          return cudaSuccess;
+        }
+        return cudaMemsetAsync(t, 0x5A, b, s);
+      };
+      BOOST_TEST(dd::with_temp(s, big) == cudaSuccess);
+      TK_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto got = out.to_host();
+      BOOST_TEST(got[0] == want);
+      BOOST_TEST(got[1] == want);
+      TK_CUDA_CHECK(cudaStreamDestroy(s));
+    }
+    if (round == 0) {
+      const unsigned long long before = dd::context_id();
+      TK_CUDA_CHECK(cudaDeviceReset());
+      TK_CUDA_CHECK(cudaFree(nullptr));  // (the runtime's new context)
+      BOOST_TEST(dd::context_id() != before);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(device_segmented_reduce_facade)

@@ -12,6 +12,7 @@
 
 #if defined(__CUDACC__)
 #  include <tilekit/gpu/launch.cuh>
+#  include <cuda.h>  // (types only: the driver's calls are looked up through the runtime)
 #  include <cuda_runtime.h>
 
 #  include <cstdint>
@@ -77,17 +78,50 @@ namespace tilekit::device::detail {
 /// (larger allocations go back to the device when the stream synchronises).
 inline constexpr std::uint64_t pool_keeps_bytes = std::uint64_t(64) << 20;
 
+/// The id of the calling thread's current CUDA context (the driver's cuCtxGetId: unique for
+/// the process's life, so the context the runtime makes after a cudaDeviceReset has another),
+/// or 0 where there is none or the driver cannot tell. The allocating forms key their pool and
+/// their kept storage by it: a reset frees both.
+inline unsigned long long context_id() {
+  struct calls {
+    decltype(&cuCtxGetCurrent) current = nullptr;
+    decltype(&cuCtxGetId) id = nullptr;
+  };
+  static const calls driver = [] {
+    calls c;
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &p, 12000, cudaEnableDefault, &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+      c.current = reinterpret_cast<decltype(&cuCtxGetCurrent)>(p);
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetId", &p, 12000, cudaEnableDefault, &found) == cudaSuccess &&
+        found == cudaDriverEntryPointSuccess)
+      c.id = reinterpret_cast<decltype(&cuCtxGetId)>(p);
+    (void)cudaGetLastError();
+    return c;
+  }();
+  CUcontext context = nullptr;
+  unsigned long long id = 0;
+  if (driver.current == nullptr || driver.id == nullptr || driver.current(&context) != CUDA_SUCCESS || context == nullptr ||
+      driver.id(context, &id) != CUDA_SUCCESS)
+    return 0;
+  return id;
+}
+
 /// The current device's memory pool for the allocating forms: its own (the device's
 /// default pool is the application's, and keeps nothing across a synchronisation by
-/// default, so each call would map memory again), created on first use, kept for the
-/// process. Null where the device has no memory pools (then cudaMallocAsync's default).
+/// default, so each call would map memory again), created on first use in each context
+/// (context_id; a cudaDeviceReset destroys it), kept for the context's life. Null where the
+/// device has no memory pools or the context is unknown (then cudaMallocAsync's default).
 inline cudaMemPool_t temp_pool() {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return nullptr;
+  const unsigned long long context = context_id();
+  if (context == 0) return nullptr;
   static std::mutex guard;
-  static std::map<int, cudaMemPool_t> pools;
+  static std::map<unsigned long long, cudaMemPool_t> pools;  // (by context: one device each)
   std::lock_guard<std::mutex> lock(guard);
-  if (auto it = pools.find(device); it != pools.end()) return it->second;
+  if (auto it = pools.find(context); it != pools.end()) return it->second;
   cudaMemPool_t pool = nullptr;
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;
@@ -100,8 +134,14 @@ inline cudaMemPool_t temp_pool() {
     (void)cudaGetLastError();  // memory pools unsupported: fall back, and leave no error behind
     pool = nullptr;
   }
-  pools.emplace(device, pool);
+  pools.emplace(context, pool);
   return pool;
+}
+
+/// bytes of storage from temp_pool() (or cudaMallocAsync's default pool) in the stream.
+inline cudaError_t temp_malloc(void** ptr, std::size_t bytes, cudaStream_t stream) {
+  const cudaMemPool_t pool = temp_pool();
+  return pool != nullptr ? cudaMallocFromPoolAsync(ptr, bytes, pool, stream) : cudaMallocAsync(ptr, bytes, stream);
 }
 
 /// The allocating forms' storage of calls that need at most kept_temp_bytes: kept per host
@@ -109,14 +149,15 @@ inline cudaMemPool_t temp_pool() {
 /// on the stream, which the stream runs after every earlier one, so no call allocates; 0.8 us
 /// less a call on an idle H100 than taking it from the pool (perf/results/2026-12-07-34-kept-temp).
 /// Streams are told apart by cudaStreamGetId (unique for the program's life: a destroyed stream's
-/// handle reused is another stream). A thread's storage goes back when it exits, after the
-/// device's work (cudaDeviceSynchronize).
+/// handle reused is another stream), contexts by context_id (storage of a context that
+/// cudaDeviceReset destroyed went with it; its slot is taken where none is free). A thread's storage
+/// goes back when it exits, after the device's work (cudaDeviceSynchronize).
 inline constexpr std::size_t kept_temp_bytes = std::size_t(1) << 20;
 inline constexpr unsigned kept_temp_streams = 4;
 inline constexpr std::size_t kept_temp_least = std::size_t(64) << 10;  // the smallest kept: small calls share it
 
 struct kept_temp {
-  unsigned long long stream_id = 0;
+  unsigned long long stream_id = 0, context = 0;
   int device = -1;
   void* ptr = nullptr;
   std::size_t bytes = 0;
@@ -130,7 +171,9 @@ struct kept_temps {
     int current = -1;
     if (cudaGetDevice(&current) != cudaSuccess) return;  // (the runtime may be gone at the process's exit)
     for (const kept_temp& k : slots)  // (after the device's work: the stream may be gone, its last use not done)
-      if (k.ptr != nullptr && cudaSetDevice(k.device) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess) (void)cudaFree(k.ptr);
+      if (k.ptr != nullptr && cudaSetDevice(k.device) == cudaSuccess && context_id() == k.context &&
+          cudaDeviceSynchronize() == cudaSuccess)
+        (void)cudaFree(k.ptr);
     (void)cudaSetDevice(current);
     (void)cudaGetLastError();
   }
@@ -142,14 +185,18 @@ struct kept_temps {
 inline void* kept_temp_for(cudaStream_t stream, std::size_t bytes) {
   if (bytes > kept_temp_bytes) return nullptr;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  unsigned long long id = 0;
+  unsigned long long id = 0, context = 0;
   int device = -1;
   if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone ||
-      cudaStreamGetId(stream, &id) != cudaSuccess || cudaGetDevice(&device) != cudaSuccess)
+      cudaStreamGetId(stream, &id) != cudaSuccess || cudaGetDevice(&device) != cudaSuccess || (context = context_id()) == 0)
     return nullptr;
   thread_local kept_temps kept;
-  kept_temp* slot = nullptr;
+  kept_temp *slot = nullptr, *other = nullptr;  // other: storage of another context of the device (a reset's: gone)
   for (kept_temp& k : kept.slots) {
+    if (k.ptr != nullptr && k.device == device && k.context != context) {
+      if (other == nullptr) other = &k;
+      continue;
+    }
     if (k.ptr != nullptr && k.stream_id == id && k.device == device) {
       if (k.bytes >= bytes) return k.ptr;
       if (cudaFreeAsync(k.ptr, stream) != cudaSuccess) return nullptr;  // after every earlier use, in the stream
@@ -159,13 +206,12 @@ inline void* kept_temp_for(cudaStream_t stream, std::size_t bytes) {
     }
     if (k.ptr == nullptr && slot == nullptr) slot = &k;
   }
+  if (slot == nullptr) slot = other;  // (not freed: a driver-API context alive beside it would lose it)
   if (slot == nullptr) return nullptr;
   const std::size_t take = bytes < kept_temp_least ? kept_temp_least : bytes;
   void* ptr = nullptr;
-  const cudaMemPool_t pool = temp_pool();
-  if ((pool != nullptr ? cudaMallocFromPoolAsync(&ptr, take, pool, stream) : cudaMallocAsync(&ptr, take, stream)) != cudaSuccess)
-    return nullptr;
-  *slot = kept_temp{id, device, ptr, take};
+  if (temp_malloc(&ptr, take, stream) != cudaSuccess) return nullptr;
+  *slot = kept_temp{id, context, device, ptr, take};
   return ptr;
 }
 
@@ -182,11 +228,7 @@ cudaError_t with_temp(cudaStream_t stream, Call call) {
   }
   if (void* kept = kept_temp_for(stream, bytes)) return call(kept, bytes);
   void* temp = nullptr;
-  const cudaMemPool_t pool = temp_pool();
-  if (cudaError_t e = pool != nullptr ? cudaMallocFromPoolAsync(&temp, bytes, pool, stream)
-                                      : cudaMallocAsync(&temp, bytes, stream);
-      e != cudaSuccess)
-    return e;
+  if (cudaError_t e = temp_malloc(&temp, bytes, stream); e != cudaSuccess) return e;
   // Taken while the stream is captured, temp is the graph's own allocation: no memory to mark
   // for compute-sanitizer's initcheck yet (tilekit::detail::graph_storage).
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
