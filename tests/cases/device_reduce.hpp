@@ -558,7 +558,7 @@ void check_storage_free(const Launcher& launcher, unsigned blocks) {
   const std::int64_t one_wide = tilekit::detail::reduce_shape<const int*, wide>::chunk;  // one 1024-thread block's chunk
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const int*, int, tilekit::plus>(launcher)) == 0u);
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const float*, float, tilekit::plus>(launcher)) == 0u);
-  constexpr bool longs_cluster = tilekit::reduce_tuning::pack_halves != 1;  // (0: not packed; 2: packed in the grid only)
+  constexpr bool longs_cluster = tilekit::reduce_tuning::pack_halves == 0;  // (0: long long sums not packed)
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const long long*, long long, tilekit::plus>(launcher)) ==
              (longs_cluster ? blocks : 0u));
   BOOST_TEST((tilekit::detail::reduce_cluster_blocks<const double*, double, tilekit::plus>(launcher)) == blocks);
@@ -645,7 +645,7 @@ void check_cluster_slices(const Launcher& launcher, unsigned blocks, std::mt1993
   // 8-byte items, 2 a vector; 30-bit values, so sums of a cluster's 2^16 stay exact in a double.
   check_cluster_sums<long long>(launcher, blocks, "int64 into double",
                                 [](std::mt19937_64& r) { return static_cast<long long>(r() >> 34) - (1ll << 29); }, 3.0, {0, 1}, g);
-  if constexpr (tilekit::detail::reduce_takes_cluster_v<const long long*, long long, tilekit::plus>)  // (pack_halves 0 or 2)
+  if constexpr (tilekit::detail::reduce_takes_cluster_v<const long long*, long long, tilekit::plus>)  // (pack_halves 0)
     check_cluster_sums<long long>(launcher, blocks, "int64",
                                   [](std::mt19937_64& r) { return static_cast<long long>(r() >> 24) - (1ll << 39); }, 3ll, {0, 1}, g);
   check_cluster_sums<unsigned char>(launcher, blocks, "uint8 into double", [](std::mt19937_64& r) { return static_cast<unsigned char>(r()); }, 0.0, {0, 5, 15}, g);

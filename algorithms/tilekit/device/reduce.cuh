@@ -737,11 +737,11 @@ struct reduce_cluster_kernel {
 /// fits: accumulators of reduce_tuning::cluster_item_bytes (8), not arg_items, not ArgMin /
 /// ArgMax keys (keyed_input), and not sums that pack, whose grid was faster from 2 blocks on (H100,
 /// int32: 2^15 4.3-4.4 us against the cluster's 5.1, 2^16 4.5 against 5.3, 2^18 4.8 against 6.1;
-/// perf/results/2026-12-06-24-packed-hand-off). The others' grids were faster too: reduce_tuning.
+/// perf/results/2026-12-06-24-packed-hand-off; int64 in halves, 2^14-2^16 8-10% faster:
+/// perf/results/2026-12-07-35-int64-halves). The others' grids were faster too: reduce_tuning.
 template <class In, class T, class Op>
-inline constexpr bool reduce_takes_cluster_v =
-    !is_arg_extremum_v<Op> && !is_keyed_input_v<In> && sizeof(T) == reduce_tuning::cluster_item_bytes &&
-    (!reduce_packs_v<In, T, Op> || (reduce_packs_halves_v<In, T, Op> && reduce_tuning::pack_halves == 2));
+inline constexpr bool reduce_takes_cluster_v = !is_arg_extremum_v<Op> && !is_keyed_input_v<In> &&
+                                               sizeof(T) == reduce_tuning::cluster_item_bytes && !reduce_packs_v<In, T, Op>;
 
 /// The blocks of the cluster device_reduce of In into T under Op takes on launcher's device:
 /// reduce_tuning::cluster_blocks (8, a size every GPU with clusters runs), or 0 where none (no

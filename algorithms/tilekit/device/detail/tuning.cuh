@@ -33,17 +33,21 @@ struct reduce_tuning {
 #else
   static constexpr unsigned cluster_vectors = 8;
 #endif
-  // The cluster takes sums into accumulators of exactly cluster_item_bytes (0: none). H100, one
-  // process (perf/results/2026-12-07-31-cluster-or-grid): int64 / double sums at 2^14-2^16 2-4%
-  // faster than the grid; float sums at 2^15-2^17 0.4-2% and ArgMin keys at 2^15-2^17 2-4% slower.
+  // The cluster takes sums into accumulators of exactly cluster_item_bytes (0: none) that do not
+  // pack (double's). H100, one process (perf/results/2026-12-07-31-cluster-or-grid): int64 /
+  // double sums at 2^14-2^16 2-4% faster than the grid of then; float sums at 2^15-2^17 0.4-2%
+  // and ArgMin keys at 2^15-2^17 2-4% slower.
 #if defined(TILEKIT_REDUCE_CLUSTER_ITEM_BYTES)
   static constexpr unsigned cluster_item_bytes = TILEKIT_REDUCE_CLUSTER_ITEM_BYTES;
 #else
   static constexpr unsigned cluster_item_bytes = 8;
 #endif
   // Integer sums into 8 bytes (not counts) hand over packed, in two 64-bit atomics, one for
-  // each 32-bit half of the totals (reduce_kernel::packs_halves): 1. 0: tagged slots (and the
-  // cluster where it reads everything), as double's. 2: packed in the grid, the cluster kept.
+  // each 32-bit half of the totals (reduce_kernel::packs_halves), and take the grid, not the
+  // cluster: 1. 0: as double's (tagged slots; the cluster where it reads everything). H100, one
+  // process (perf/results/2026-12-07-35-int64-halves): int64 sums 8-10% faster at 2^14-2^16
+  // (the grid packed against the cluster; the cluster with the grid packed past it was no
+  // faster), 3-6% at 2^17-2^22.
 #if defined(TILEKIT_REDUCE_PACK_HALVES)
   static constexpr unsigned pack_halves = TILEKIT_REDUCE_PACK_HALVES;
 #else
