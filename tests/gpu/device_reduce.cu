@@ -420,6 +420,14 @@ BOOST_AUTO_TEST_CASE(allocating_calls_on_kept_storage) {
   }
 }
 
+// n ints (i x 7919) % 201 - 100, their sum to sum: the allocating-form cases' input.
+static std::vector<int> mixed_ints(std::int64_t n, long long& sum) {
+  std::vector<int> h(static_cast<std::size_t>(n));
+  sum = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) sum += h[i] = int((i * 7919) % 201) - 100;
+  return h;
+}
+
 // An allocating call captured into a graph takes the graph's own storage, not the kept one (the
 // graph may replay on any stream): replayed on two other streams, the second replay beside a call
 // on the captured stream (its kept storage), all right. Then a thread that queues an allocating
@@ -427,9 +435,8 @@ BOOST_AUTO_TEST_CASE(allocating_calls_on_kept_storage) {
 BOOST_AUTO_TEST_CASE(allocating_calls_under_capture_and_at_a_thread_exit) {
   namespace dd = tilekit::device::detail;
   const std::int64_t n = 300001;
-  std::vector<int> h(static_cast<std::size_t>(n));
   long long want = 0;
-  for (std::size_t i = 0; i < h.size(); ++i) want += h[i] = int((i * 7919) % 201) - 100;
+  const std::vector<int> h = mixed_ints(n, want);
   tk_test::device_buffer<int> in(h);
   tk_test::device_buffer<long long> out(6, tk_test::poison<long long>());
   cudaStream_t s, r0, r1;
@@ -502,9 +509,8 @@ BOOST_AUTO_TEST_CASE(sum_accumulates_in_the_output_type) {
 BOOST_AUTO_TEST_CASE(allocating_calls_across_a_device_reset) {
   namespace dd = tilekit::device::detail;
   const std::int64_t n = 300001;
-  std::vector<int> h(static_cast<std::size_t>(n));
   long long want = 0;
-  for (std::size_t i = 0; i < h.size(); ++i) want += h[i] = int((i * 7919) % 201) - 100;
+  const std::vector<int> h = mixed_ints(n, want);
   for (int round = 0; round < 2; ++round) {
     BOOST_TEST_CONTEXT("round " << round << (round > 0 ? ", after a cudaDeviceReset" : "")) {
       tk_test::device_buffer<int> in(h);
