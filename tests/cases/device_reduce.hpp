@@ -504,6 +504,53 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
   }
 }
 
+// The packed hand-offs with the blocks run in an order drawn anew each round (the simulator;
+// the GPU runs its own): a block's two atomics (uint64 sums, in halves) land among the others',
+// so the block that completes the first counter may find the second short of its count and
+// poll it, a path the simulator's fixed orders never take. uint32 sums and counts between them.
+BOOST_AUTO_TEST_CASE(packed_hand_off_in_any_block_order) {
+  using namespace tk_test;
+  auto g = rng_for(next_salt());
+  const std::int64_t chunk = tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk;
+  const std::int64_t most = 40 * chunk;  // up to 40 blocks, 16 resident at a time
+  const std::vector<std::uint64_t> wide = random_vector<std::uint64_t>(std::size_t(most), g);
+  std::vector<std::uint32_t> narrow(wide.size());
+  for (std::size_t i = 0; i < wide.size(); ++i) narrow[i] = std::uint32_t(wide[i] >> 17);
+  dbuf<std::uint64_t> win(wide);
+  dbuf<std::uint32_t> in(narrow);
+  for (int round = 0; round < 6; ++round) {
+    const std::uint64_t seed = g() | 1u;
+    const auto launcher = ::backend::launcher_shuffled(4, seed);
+    std::size_t bytes = 0;
+    BOOST_REQUIRE(tilekit::device_reduce(launcher, nullptr, bytes, win.data(), most, static_cast<std::uint64_t*>(nullptr), tilekit::plus{},
+                                         std::uint64_t(0)) == launcher.success);
+    dbuf<unsigned char> temp(bytes, 0xCD);
+    for (int call = 0; call < 4; ++call) {
+      const std::int64_t n = 2 * chunk + std::int64_t(g() % std::uint64_t(most - 2 * chunk));
+      std::size_t have = bytes;
+      BOOST_TEST_CONTEXT(::backend::name << " shuffle seed " << seed << ", call " << call << ", n=" << n
+                                         << ", TILEKIT_TEST_SEED=" << base_seed()) {
+        if (call == 2) {
+          dbuf<std::uint32_t> out(1, poison<std::uint32_t>());
+          BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), have, in.data(), n, out.data(), tilekit::plus{}, 3u) == launcher.success);
+          ::backend::sync();
+          std::uint32_t want = 3u;
+          for (std::int64_t i = 0; i < n; ++i) want += narrow[std::size_t(i)];
+          BOOST_TEST(out.to_host()[0] == want);
+        } else {  // (call 0 takes the tagged hand-off and leaves the storage for the packed ones)
+          dbuf<std::uint64_t> out(1, poison<std::uint64_t>());
+          BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), have, win.data(), n, out.data(), tilekit::plus{}, std::uint64_t(5)) ==
+                     launcher.success);
+          ::backend::sync();
+          std::uint64_t want = 5;
+          for (std::int64_t i = 0; i < n; ++i) want += wide[std::size_t(i)];
+          BOOST_TEST(out.to_host()[0] == want);
+        }
+      }
+    }
+  }
+}
+
 // Temporary storage at any alignment (the dispatch aligns the block totals' slots inside
 // the buffer): grids of a few blocks and of more than 32.
 BOOST_AUTO_TEST_CASE(temporary_storage_at_any_alignment) {

@@ -102,6 +102,8 @@ struct gpu_backend {
   static tilekit::gpu_launcher launcher_later_blocks_first() { return {}; }
   /// The GPU's own multiprocessors (the simulator's counterpart pretends sms of them).
   static tilekit::gpu_launcher launcher_with_sms(unsigned) { return {}; }
+  /// The GPU's own schedule (the simulator's counterpart draws the blocks' order each round).
+  static tilekit::gpu_launcher launcher_shuffled(unsigned, std::uint64_t) { return {}; }
   /// The simulator's launcher_with_max_shared: the device's own limits here.
   static tilekit::gpu_launcher launcher_with_max_shared(unsigned, std::size_t) { return {}; }
   static constexpr cudaError_t invalid_value = cudaErrorInvalidValue;

@@ -109,6 +109,13 @@ struct sim_backend {
     l.opt.resident_blocks = 4 * sms < 64 ? 4 * sms : 64;
     return l;
   }
+  /// A launcher of launcher_with_sms(sms) whose rounds run the resident blocks in an order
+  /// drawn from seed (not 0), a new one each round (options.shuffle_seed).
+  static tilekit::sim::launcher launcher_shuffled(unsigned sms, std::uint64_t seed) {
+    tilekit::sim::launcher l = launcher_with_sms(sms);
+    l.opt.shuffle_seed = seed;
+    return l;
+  }
   /// A launcher of launcher_with_sms(sms) whose pretended device gives a block at most
   /// `bytes` of shared memory (the dispatch's paths for bins past it, with few bins).
   static tilekit::sim::launcher launcher_with_max_shared(unsigned sms, std::size_t bytes) {

@@ -5,6 +5,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <sstream>
@@ -381,6 +382,47 @@ BOOST_AUTO_TEST_CASE(atomics_interleave_deterministically) {
     if (run == 0) order = got;
     else BOOST_TEST(got == order, "two runs schedule the same way");
   }
+}
+
+// options.shuffle_seed: each round runs the resident blocks in an order drawn from the seed,
+// so the blocks' three atomics (one a round) come in a different order each time; the same
+// seed draws the same orders, and every block still runs to its end.
+BOOST_AUTO_TEST_CASE(shuffled_rounds_draw_the_block_order) {
+  constexpr unsigned blocks = 8, steps = 3;
+  auto orders = [&](std::uint64_t seed, bool later_first) {
+    unsigned counter = 0;
+    std::vector<unsigned> ticket(blocks * steps);
+    sim::options opt;
+    opt.resident_blocks = blocks;
+    opt.later_blocks_first = later_first;
+    opt.shuffle_seed = seed;
+    sim::launch(blocks, 1, [&](auto& ctx) {
+      const unsigned b = ctx.block().group_index().x;
+      for (unsigned s = 0; s < steps; ++s) ticket[s * blocks + b] = sim::backend::atomic_add(&counter, 1u);
+    }, opt);
+    BOOST_TEST(counter == blocks * steps);
+    return ticket;
+  };
+  const std::vector<unsigned> fixed = orders(0, false), backward = orders(0, true);
+  for (unsigned s = 0; s < steps; ++s)
+    for (unsigned b = 0; b < blocks; ++b) {
+      BOOST_TEST(fixed[s * blocks + b] == s * blocks + b);
+      BOOST_TEST(backward[s * blocks + b] == s * blocks + (blocks - 1 - b));
+    }
+  const std::vector<unsigned> a = orders(12345, false), again = orders(12345, true), other = orders(678, false);
+  BOOST_TEST(a == again, "a seed draws the same orders (later_blocks_first ignored)");
+  BOOST_TEST(a != other);
+  bool steps_differ = false;
+  for (unsigned s = 0; s < steps; ++s) {
+    std::vector<unsigned> step(a.begin() + s * blocks, a.begin() + (s + 1) * blocks), sorted = step;
+    std::sort(sorted.begin(), sorted.end());
+    for (unsigned b = 0; b < blocks; ++b) BOOST_TEST(sorted[b] == s * blocks + b);  // every block once a round
+    if (s > 0) {
+      std::vector<unsigned> first(a.begin(), a.begin() + blocks);
+      for (unsigned b = 0; b < blocks; ++b) steps_differ = steps_differ || step[b] - s * blocks != first[b];
+    }
+  }
+  BOOST_TEST(steps_differ, "the rounds ran the blocks in one order");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -94,6 +94,10 @@ struct options {
   /// blocks run ahead of earlier ones: exposes a block that reads what an earlier block
   /// has not written yet (by default earlier blocks run ahead).
   bool later_blocks_first = false;
+  /// Not 0: each scheduling round runs the resident blocks in an order drawn from this seed
+  /// (later_blocks_first is then ignored), so between two of a block's yields any other block
+  /// may step, or not: exposes a block that expects the others' steps to land in the order of its own.
+  std::uint64_t shuffle_seed = 0;
   std::size_t stack_bytes = 256 * 1024;  ///< stack of each simulated thread
 };
 
@@ -386,6 +390,8 @@ class runtime {
     } in_launch(this);
     const std::uint64_t clusters = grid_.count() / cluster_.count(), per_cluster = cluster_.count();
     unsigned idle_rounds = 0;
+    std::uint64_t shuffle = opt_.shuffle_seed;  // (a splitmix64 state)
+    std::vector<std::size_t> order;
     try {
       for (;;) {
         // Whole clusters in cluster order (blocks in index order when clusters are of one block);
@@ -395,8 +401,18 @@ class runtime {
         if (resident_.empty()) break;
         bool ran = false, only_spins = true;
         const std::uint64_t epoch = epoch_;
-        for (std::size_t k = 0; k < resident_.size(); ++k) {
-          auto& b = resident_[opt_.later_blocks_first ? resident_.size() - 1 - k : k];
+        order.resize(resident_.size());
+        const bool backward = opt_.later_blocks_first && opt_.shuffle_seed == 0;
+        for (std::size_t k = 0; k < order.size(); ++k) order[k] = backward ? order.size() - 1 - k : k;
+        if (opt_.shuffle_seed != 0)
+          for (std::size_t k = order.size(); k > 1; --k) {  // Fisher-Yates
+            std::uint64_t z = (shuffle += 0x9E3779B97F4A7C15ull);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            std::swap(order[k - 1], order[(z ^ (z >> 31)) % k]);
+          }
+        for (std::size_t k = 0; k < order.size(); ++k) {
+          auto& b = resident_[order[k]];
           for (auto& t : b->threads) {
             if (t.st != sim_thread::state::runnable) continue;
             ran = true;
