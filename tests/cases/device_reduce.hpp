@@ -507,12 +507,12 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
 // The packed hand-offs with the blocks run in an order drawn anew each round (the simulator;
 // the GPU runs its own): a block's two atomics (uint64 sums, in halves) land among the others',
 // so the block that completes the first counter may find the second short of its count and
-// poll it, a path the simulator's fixed orders never take. uint32 sums and counts between them.
+// poll it, a path the simulator's fixed orders never take. A uint32 sum between them.
 BOOST_AUTO_TEST_CASE(packed_hand_off_in_any_block_order) {
   using namespace tk_test;
   auto g = rng_for(next_salt());
   const std::int64_t chunk = tilekit::detail::reduce_shape<const std::uint64_t*, tilekit::reduce_tuning::threads>::chunk;
-  const std::int64_t most = 40 * chunk;  // up to 40 blocks, 16 resident at a time
+  const std::int64_t most = 40 * chunk;  // (the simulator: 4 pretended SMs, grids of up to 16 blocks, all resident)
   const std::vector<std::uint64_t> wide = random_vector<std::uint64_t>(std::size_t(most), g);
   std::vector<std::uint32_t> narrow(wide.size());
   for (std::size_t i = 0; i < wide.size(); ++i) narrow[i] = std::uint32_t(wide[i] >> 17);
