@@ -16,6 +16,7 @@
 #pragma once
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
+#include <tilekit/core/std.hpp>
 #include <tilekit/sim/trace_svg.hpp>
 
 #include <algorithm>
@@ -405,12 +406,8 @@ class runtime {
         const bool backward = opt_.later_blocks_first && opt_.shuffle_seed == 0;
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = backward ? order.size() - 1 - k : k;
         if (opt_.shuffle_seed != 0)
-          for (std::size_t k = order.size(); k > 1; --k) {  // Fisher-Yates
-            std::uint64_t z = (shuffle += 0x9E3779B97F4A7C15ull);
-            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-            std::swap(order[k - 1], order[(z ^ (z >> 31)) % k]);
-          }
+          for (std::size_t k = order.size(); k > 1; --k)  // Fisher-Yates
+            std::swap(order[k - 1], order[tilekit::detail::mix64(shuffle += 0x9E3779B97F4A7C15ull) % k]);
         for (std::size_t k = 0; k < order.size(); ++k) {
           auto& b = resident_[order[k]];
           for (auto& t : b->threads) {
