@@ -327,13 +327,17 @@ class basic_context {
 using context = basic_context<grid_launch::ordinary>;
 
 namespace detail {
+// One simulated thread's run of the body (Body may be const: run_launch erased the type only).
+template <grid_launch Launch, class Body>
+void run_body(void* body) {
+  basic_context<Launch> ctx;
+  (*static_cast<Body*>(body))(ctx);
+}
+
 // Runs body(ctx) with the context of a Launch launch once per simulated thread.
 template <grid_launch Launch, class Body>
 void run_launch(dim3 grid, dim3 block, Body& body, const options& opt, dim3 cluster = dim3()) {
-  runtime rt(grid, block, opt, [&body](sim_thread&) {
-    basic_context<Launch> ctx;
-    body(ctx);
-  }, cluster);
+  runtime rt(grid, block, opt, {&run_body<Launch, Body>, const_cast<void*>(static_cast<const void*>(&body))}, cluster);
   rt.run();
 }
 }  // namespace detail

@@ -326,11 +326,17 @@ struct pooled_stack {
 
 class runtime {
  public:
-  using entry_fn = std::function<void(sim_thread&)>;
+  /// The kernel body, type-erased: run(body) runs it on the calling simulated thread. A function
+  /// pointer, not std::function: one small function per kernel type (std::function's machinery
+  /// was a fifth of a sanitized tile test's compile time).
+  struct entry_fn {
+    void (*run)(void* body);
+    void* body;
+  };
 
   /// cluster: the extents of a thread-block cluster in blocks (launch_cluster); 1x1x1 otherwise.
   runtime(dim3 grid, dim3 block, const options& opt, entry_fn entry, dim3 cluster = dim3())
-      : grid_(grid), block_(block), cluster_(cluster), opt_(opt), entry_(std::move(entry)) {
+      : grid_(grid), block_(block), cluster_(cluster), opt_(opt), entry_(entry) {
     if (grid.count() == 0) throw error("tilekit::sim::launch: the grid is empty (a dimension is 0)");
     if (cluster.count() == 0)
       throw error("tilekit::sim::launch_cluster: a cluster extent is 0; give each of x, y and z at least 1 block");
@@ -723,7 +729,7 @@ class runtime {
     t.to_scheduler = std::move(scheduler);
     try {
       if (!abandoning_) {
-        entry_(t);
+        entry_.run(entry_.body);
         finish(t);
       }
     } catch (const abandon_launch&) {
