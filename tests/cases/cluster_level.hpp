@@ -118,26 +118,23 @@ struct cluster_scalar_body {
   }
 };
 
-template <unsigned Blocks, unsigned Threads, class T, class Op>
-void check_cluster_scalar(const cluster_layout& l, Op op, T init, std::mt19937_64& g, const std::string& what) {
-  using body_t = cluster_scalar_body<Blocks, Threads, T, Op>;
-  const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters();
-  const std::vector<T> in = random_vector<T>(body_t::calls * n, g);
-  cl_buf<T> d_in(in), d_out(body_t::calls * body_t::outs * n, poison<T>());
-  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
-                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
-  const auto got = d_out.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " cluster scalar " << what << ", " << l.name() << " x " << Threads
+// The checks take the cluster's size at run time (m threads, `threads` a block): one
+// instantiation per type and operator, not one per cluster size as the kernels.
+template <class T, class Op>
+void verify_cluster_scalar(const cluster_layout& l, std::size_t m, unsigned threads, unsigned calls, unsigned outs,
+                           const std::vector<T>& in, const std::vector<T>& got, Op op, T init, const std::string& what) {
+  const std::size_t n = m * l.clusters();
+  BOOST_TEST_CONTEXT(::backend::name << " cluster scalar " << what << ", " << l.name() << " x " << threads
                                      << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     const T id = tilekit::identity<T>(op);
-    for (unsigned c = 0; c < body_t::calls; ++c)
+    for (unsigned c = 0; c < calls; ++c)
       for (std::size_t q = 0; q < l.clusters(); ++q) {
         const std::size_t base = c * n + q * m;
         T all = in[base];
         for (std::size_t r = 1; r < m; ++r) all = op(all, in[base + r]);
         T inclusive = in[base], exclusive = init, bare = id;
-        const T* o = got.data() + c * body_t::outs * n;
+        const T* o = got.data() + c * outs * n;
         for (std::size_t r = 0; r < m; ++r) {
           const std::size_t i = q * m + r;
           if (r > 0) inclusive = op(inclusive, in[base + r]);
@@ -156,6 +153,17 @@ void check_cluster_scalar(const cluster_layout& l, Op op, T init, std::mt19937_6
       }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <unsigned Blocks, unsigned Threads, class T, class Op>
+void check_cluster_scalar(const cluster_layout& l, Op op, T init, std::mt19937_64& g, const std::string& what) {
+  using body_t = cluster_scalar_body<Blocks, Threads, T, Op>;
+  const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters();
+  const std::vector<T> in = random_vector<T>(body_t::calls * n, g);
+  cl_buf<T> d_in(in), d_out(body_t::calls * body_t::outs * n, poison<T>());
+  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
+                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
+  verify_cluster_scalar(l, m, Threads, body_t::calls, body_t::outs, in, d_out.to_host(), op, init, what);
 }
 
 // ---- K = 3 items per thread (blocked): reduce, inclusive, exclusive with and without init ----
@@ -202,21 +210,16 @@ struct cluster_items_body {
   }
 };
 
-template <unsigned Blocks, unsigned Threads, class T, class Op>
-void check_cluster_items(const cluster_layout& l, Op op, T init, std::mt19937_64& g, const std::string& what) {
-  using body_t = cluster_items_body<Blocks, Threads, T, Op>;
-  constexpr unsigned K = body_t::K;
-  const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters(), per = body_t::per_call(n);
-  const std::vector<T> in = random_vector<T>(body_t::calls * n * K, g);
-  cl_buf<T> d_in(in), d_out(body_t::calls * per, poison<T>());
-  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
-                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
-  const auto got = d_out.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " cluster items (K = 3) " << what << ", " << l.name() << " x " << Threads
+template <class T, class Op>
+void verify_cluster_items(const cluster_layout& l, std::size_t m, unsigned threads, unsigned calls, std::size_t per,
+                          const std::vector<T>& in, const std::vector<T>& got, Op op, T init, const std::string& what) {
+  constexpr unsigned K = 3;
+  const std::size_t n = m * l.clusters();
+  BOOST_TEST_CONTEXT(::backend::name << " cluster items (K = 3) " << what << ", " << l.name() << " x " << threads
                                      << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
     mismatch_log log;
     const T id = tilekit::identity<T>(op);
-    for (unsigned c = 0; c < body_t::calls; ++c)
+    for (unsigned c = 0; c < calls; ++c)
       for (std::size_t q = 0; q < l.clusters(); ++q) {
         const std::size_t base = (c * n + q * m) * K;
         T all = in[base];
@@ -240,6 +243,18 @@ void check_cluster_items(const cluster_layout& l, Op op, T init, std::mt19937_64
       }
     BOOST_TEST(log.count == 0u);
   }
+}
+
+template <unsigned Blocks, unsigned Threads, class T, class Op>
+void check_cluster_items(const cluster_layout& l, Op op, T init, std::mt19937_64& g, const std::string& what) {
+  using body_t = cluster_items_body<Blocks, Threads, T, Op>;
+  static_assert(body_t::K == 3, "verify_cluster_items checks K = 3 items a thread");
+  const std::size_t m = std::size_t(Blocks) * Threads, n = m * l.clusters(), per = body_t::per_call(n);
+  const std::vector<T> in = random_vector<T>(body_t::calls * n * body_t::K, g);
+  cl_buf<T> d_in(in), d_out(body_t::calls * per, poison<T>());
+  ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(), body_t{d_in.data(), d_out.data(), op, init, l.cx, l.cy, l.cz},
+                         sizeof(cluster_reduce_scan_shared<T, Blocks, Threads>));
+  verify_cluster_items(l, m, Threads, body_t::calls, per, in, d_out.to_host(), op, init, what);
 }
 
 // ---- compact: call 0 compact (odd values kept), call 1 compact_store (odd), call 2
@@ -383,6 +398,18 @@ struct cluster_half_body {
   }
 };
 
+// got: bins counters, then one that nothing may touch; in: every sample.
+inline void verify_bins(const std::vector<unsigned>& in, unsigned bins, const std::vector<unsigned>& got, const std::string& what) {
+  BOOST_TEST_CONTEXT(::backend::name << " " << what << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    std::vector<unsigned> want(bins, 0);
+    for (unsigned x : in) ++want[x];
+    mismatch_log log;
+    for (unsigned b = 0; b < bins; ++b) log.expect(got[b], want[b], "bin " + std::to_string(b));
+    log.expect(got[bins], 0u, "past the last bin");
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 template <unsigned Blocks, unsigned Threads, unsigned Vector, unsigned Batch>
 void check_cluster_half_merge(const cluster_layout& l, unsigned bins, unsigned offset_words, bool pairs, std::mt19937_64& g) {
   using body_t = cluster_half_body<Blocks, Threads, Vector, Batch>;
@@ -394,17 +421,10 @@ void check_cluster_half_merge(const cluster_layout& l, unsigned bins, unsigned o
   ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(),
                          body_t{d_in.data(), d_global.data(), bins, offset_words, first, pairs, l.cx, l.cy, l.cz},
                          tilekit::half_counters_bytes(bins) + 4 * offset_words);
-  const auto got = d_global.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " cluster_half_merge<" << Vector << ", " << Batch << ">, " << bins << " bins, offset "
-                                     << offset_words << (pairs ? ", pairs, " : ", ") << l.name() << " x " << Threads
-                                     << " threads, first " << first << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    std::vector<unsigned> want(bins, 0);
-    for (unsigned x : in) ++want[x];
-    mismatch_log log;
-    for (unsigned b = 0; b < bins; ++b) log.expect(got[b], want[b], "bin " + std::to_string(b));
-    log.expect(got[bins], 0u, "past the last bin");
-    BOOST_TEST(log.count == 0u);
-  }
+  const std::string what = "cluster_half_merge<" + std::to_string(Vector) + ", " + std::to_string(Batch) + ">, " +
+                           std::to_string(bins) + " bins, offset " + std::to_string(offset_words) + (pairs ? ", pairs, " : ", ") +
+                           l.name() + " x " + std::to_string(Threads) + " threads, first " + std::to_string(first);
+  verify_bins(in, bins, d_global.to_host(), what);
 }
 
 // ---- dedup: three calls per launch (cluster.sync() between), each over its own keys; call 0
@@ -488,6 +508,33 @@ struct cluster_dedup_body {
   }
 };
 
+// Three calls (cluster_dedup_body::calls) of items = m * K keys a cluster.
+template <class T>
+void verify_cluster_dedup(const cluster_layout& l, std::size_t m, unsigned threads, unsigned K, const cluster_dedup_keys (&kinds)[3],
+                          const unsigned (&valid)[3], const std::vector<T>& in, const std::vector<int>& first,
+                          const std::vector<unsigned>& counts, const std::string& what) {
+  const std::size_t n = m * l.clusters(), items = m * K;
+  BOOST_TEST_CONTEXT(::backend::name << " cluster dedup " << what << " (K = " << K << "; " << cluster_dedup_name(kinds[0])
+                                     << ", " << cluster_dedup_name(kinds[1]) << ", " << cluster_dedup_name(kinds[2])
+                                     << " of " << valid[2] << "), " << l.name() << " x " << threads
+                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
+    mismatch_log log;
+    for (unsigned c = 0; c < 3; ++c)
+      for (std::size_t q = 0; q < l.clusters(); ++q) {
+        const std::size_t base = (c * n + q * m) * K, v = std::min<std::size_t>(valid[c], items);
+        std::set<T> seen;
+        const std::string where = "call " + std::to_string(c) + ", cluster " + std::to_string(q);
+        for (std::size_t j = 0; j < items; ++j) {
+          const int want = j < v && seen.insert(in[base + j]).second ? 1 : 0;
+          log.expect(first[base + j], want, "first, item " + std::to_string(j) + ", " + where);
+        }
+        for (std::size_t r = 0; r < m; ++r)
+          log.expect(counts[c * n + q * m + r], unsigned(seen.size()), "count, rank " + std::to_string(r) + ", " + where);
+      }
+    BOOST_TEST(log.count == 0u);
+  }
+}
+
 template <unsigned Blocks, unsigned Threads, class T, int K>
 void check_cluster_dedup(const cluster_layout& l, const cluster_dedup_keys (&kinds)[3], std::mt19937_64& g,
                          const std::string& what) {
@@ -506,27 +553,7 @@ void check_cluster_dedup(const cluster_layout& l, const cluster_dedup_keys (&kin
   ::backend::run_cluster(l.grid(), cl_dim_t(Threads), l.cluster(),
                          body_t{d_in.data(), d_first.data(), d_counts.data(), {valid[0], valid[1], valid[2]}, l.cx, l.cy, l.cz},
                          sizeof(tilekit::cluster_dedup_storage<T, Blocks, Threads, K>));
-  const auto first = d_first.to_host();
-  const auto counts = d_counts.to_host();
-  BOOST_TEST_CONTEXT(::backend::name << " cluster dedup " << what << " (K = " << K << "; " << cluster_dedup_name(kinds[0])
-                                     << ", " << cluster_dedup_name(kinds[1]) << ", " << cluster_dedup_name(kinds[2])
-                                     << " of " << valid[2] << "), " << l.name() << " x " << Threads
-                                     << " threads, TILEKIT_TEST_SEED=" << base_seed()) {
-    mismatch_log log;
-    for (unsigned c = 0; c < calls; ++c)
-      for (std::size_t q = 0; q < l.clusters(); ++q) {
-        const std::size_t base = (c * n + q * m) * K, v = std::min<std::size_t>(valid[c], items);
-        std::set<T> seen;
-        const std::string where = "call " + std::to_string(c) + ", cluster " + std::to_string(q);
-        for (std::size_t j = 0; j < items; ++j) {
-          const int want = j < v && seen.insert(in[base + j]).second ? 1 : 0;
-          log.expect(first[base + j], want, "first, item " + std::to_string(j) + ", " + where);
-        }
-        for (std::size_t r = 0; r < m; ++r)
-          log.expect(counts[c * n + q * m + r], unsigned(seen.size()), "count, rank " + std::to_string(r) + ", " + where);
-      }
-    BOOST_TEST(log.count == 0u);
-  }
+  verify_cluster_dedup(l, m, Threads, K, kinds, valid, in, d_first.to_host(), d_counts.to_host(), what);
 }
 
 template <unsigned Blocks, unsigned Threads>

@@ -431,6 +431,18 @@ struct odd_item {
   TILEKIT_HD bool operator()(std::uint32_t x) const { return (x & 1u) != 0; }
 };
 
+// One sum of in[0, n) from init on the given temporary storage, against the CPU's (sums wrap).
+template <class Launcher, class T>
+void check_sum_on(const Launcher& launcher, unsigned char* temp, std::size_t bytes, tk_test::dbuf<T>& in,
+                  const std::vector<T>& host, std::int64_t n, T init) {
+  tk_test::dbuf<T> out(1, tk_test::poison<T>());
+  BOOST_TEST(tilekit::device_reduce(launcher, temp, bytes, in.data(), n, out.data(), tilekit::plus{}, init) == launcher.success);
+  ::backend::sync();
+  T want = init;
+  for (std::int64_t i = 0; i < n; ++i) want += host[std::size_t(i)];
+  BOOST_TEST(out.to_host()[0] == want);
+}
+
 // Calls that pack (uint32 sums; count_if's 64-bit counts; uint64 sums, in two halves) and one
 // that does not (float sums) on one temporary storage, at grid sizes: the first call on the
 // storage takes the tagged hand-off and leaves the storage for the packed one; a float sum
@@ -469,21 +481,9 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_on_shared_storage) {
     std::size_t have = bytes;
     BOOST_TEST_CONTEXT(::backend::name << " call " << call << " on shared storage, n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
       if (call % 4 == 3) {
-        dbuf<std::uint64_t> out(1, poison<std::uint64_t>());
-        BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, win.data(), n, out.data(), tilekit::plus{},
-                                          ~std::uint64_t(0)) == launcher.success);
-        ::backend::sync();
-        std::uint64_t want = ~std::uint64_t(0);
-        for (std::int64_t i = 0; i < n; ++i) want += wide[std::size_t(i)];
-        BOOST_TEST(out.to_host()[0] == want);
+        check_sum_on(launcher, temp->data(), bytes, win, wide, n, ~std::uint64_t(0));
       } else if (call % 4 == 0) {
-        dbuf<std::uint32_t> out(1, poison<std::uint32_t>());
-        BOOST_TEST(tilekit::device_reduce(launcher, temp->data(), have, in.data(), n, out.data(), tilekit::plus{}, 7u) ==
-                   launcher.success);
-        ::backend::sync();
-        std::uint32_t want = 7u;
-        for (std::int64_t i = 0; i < n; ++i) want += data[std::size_t(i)];
-        BOOST_TEST(out.to_host()[0] == want);
+        check_sum_on(launcher, temp->data(), bytes, in, data, n, 7u);
       } else if (call % 4 == 1) {
         dbuf<long long> out(1, poison<long long>());
         BOOST_TEST(tilekit::device_count_if(launcher, temp->data(), have, in.data(), n, out.data(), odd_item{}) == launcher.success);
@@ -527,25 +527,10 @@ BOOST_AUTO_TEST_CASE(packed_hand_off_in_any_block_order) {
     dbuf<unsigned char> temp(bytes, 0xCD);
     for (int call = 0; call < 4; ++call) {
       const std::int64_t n = 2 * chunk + std::int64_t(g() % std::uint64_t(most - 2 * chunk));
-      std::size_t have = bytes;
       BOOST_TEST_CONTEXT(::backend::name << " shuffle seed " << seed << ", call " << call << ", n=" << n
                                          << ", TILEKIT_TEST_SEED=" << base_seed()) {
-        if (call == 2) {
-          dbuf<std::uint32_t> out(1, poison<std::uint32_t>());
-          BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), have, in.data(), n, out.data(), tilekit::plus{}, 3u) == launcher.success);
-          ::backend::sync();
-          std::uint32_t want = 3u;
-          for (std::int64_t i = 0; i < n; ++i) want += narrow[std::size_t(i)];
-          BOOST_TEST(out.to_host()[0] == want);
-        } else {  // (call 0 takes the tagged hand-off and leaves the storage for the packed ones)
-          dbuf<std::uint64_t> out(1, poison<std::uint64_t>());
-          BOOST_TEST(tilekit::device_reduce(launcher, temp.data(), have, win.data(), n, out.data(), tilekit::plus{}, std::uint64_t(5)) ==
-                     launcher.success);
-          ::backend::sync();
-          std::uint64_t want = 5;
-          for (std::int64_t i = 0; i < n; ++i) want += wide[std::size_t(i)];
-          BOOST_TEST(out.to_host()[0] == want);
-        }
+        if (call == 2) check_sum_on(launcher, temp.data(), bytes, in, narrow, n, 3u);
+        else check_sum_on(launcher, temp.data(), bytes, win, wide, n, std::uint64_t(5));  // (call 0: the tagged hand-off)
       }
     }
   }
