@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <functional>
 #include <iomanip>
 #include <type_traits>
 #include <utility>
