@@ -43,10 +43,10 @@ inline std::vector<int> run_data(std::size_t n, run_shape s, std::mt19937_64& g)
 // General: through the tile states that inputs of 2^31 items or more use (the
 // packed ones otherwise), here at small sizes.
 template <bool NonTrivial, bool General = false>
-void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g) {
+void check_run_length(std::size_t n, run_shape s, std::mt19937_64& g,
+                      decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   const std::vector<int> data = run_data(n, s, g);
   rbuf<int> in(data), keys(n + 1, poison<int>()), lengths(n + 1, poison<int>()), runs(1, poison<int>());
-  const auto launcher = ::backend::launcher();
   auto encode = [&](void* temp, std::size_t& bytes) {
     if constexpr (General)
       return tilekit::detail::run_length_encode_with<NonTrivial, tilekit::detail::epoch_states<tilekit::detail::run_mark>>(
