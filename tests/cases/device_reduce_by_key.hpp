@@ -28,7 +28,8 @@ struct same_mod_5 {
 /// zeroed). Each
 /// call runs twice on the same temporary storage, the second over the first's states.
 template <class V, class Op, class Eq, class K = int>
-void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what, int shape = -1) {
+void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const char* what, int shape = -1,
+                         decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   auto g = rng_for(next_salt());
   // run_kind 0: runs of 1-3; 1: long runs (a new key with probability 1/500); 2: every item its own run.
   // A new key is the last plus 1-3 (wrapping in narrow key types: still a different key).
@@ -53,7 +54,6 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
   rbkbuf<K> k_in(keys), k_out(std::size_t(n) + 1, poison<K>());
   rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
   rbkbuf<long long> num(1, poison<long long>());
-  const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
   auto call = [&](void* temp) {
     if (shape == 0)
@@ -107,7 +107,8 @@ void check_reduce_by_key(std::int64_t n, unsigned run_kind, Op op, Eq eq, const 
 /// The by-key scans against the CPU (in_place: values_out is values_in). states: -1 the public
 /// dispatch (which picks them by n), 0 zeroed, 1 tagged (values over 4 bytes: zeroed) whatever n.
 template <class V, class Op, class Eq, class K = int>
-void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what, int states = -1) {
+void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq eq, V init, const char* what, int states = -1,
+                       decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   auto g = rng_for(next_salt());
   std::vector<K> keys(std::size_t(n) + 1);
   for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = i > 0 && g() % 5 != 0 ? keys[i - 1] : K(g() % 20);
@@ -129,7 +130,6 @@ void check_scan_by_key(std::int64_t n, bool inclusive, bool in_place, Op op, Eq 
   rbkbuf<K> k_in(keys);
   rbkbuf<V> v_in(values), v_out(std::size_t(n) + 1, poison<V>());
   V* out = in_place ? v_in.data() : v_out.data();
-  const auto launcher = ::backend::launcher();
   std::size_t bytes = 0;
   auto call = [&](void* temp) {
     constexpr bool can_tag = sizeof(V) <= 4;

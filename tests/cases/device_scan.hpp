@@ -25,8 +25,8 @@ inline const char* name(scan_kind k) {
 /// large: the public dispatch (which picks the chunks' shape by n), or (where the items have
 /// one, detail::scan_shape's has_large) the large shape whatever n.
 template <class In, class Out, class T, class Op>
-auto run_device_scan(scan_kind kind, In in, std::int64_t n, Out out, Op op, T init, bool large = false) {
-  const auto launcher = ::backend::launcher();
+auto run_device_scan(scan_kind kind, In in, std::int64_t n, Out out, Op op, T init, bool large = false,
+                     decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   const bool has_init = kind != scan_kind::inclusive;
   std::size_t bytes = 0;
   auto scan = [&](void* temp) {

@@ -53,8 +53,8 @@ auto select_any(bool partition, Args&&... args) {
 
 /// Runs one select through the two phases; returns the error.
 template <class Keep>
-auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* num_out, Keep keep, bool partition) {
-  const auto launcher = ::backend::launcher();
+auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* num_out, Keep keep, bool partition,
+                       decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   std::size_t bytes = 0;
   BOOST_REQUIRE(select_any(partition, launcher, nullptr, bytes, in, n, out, num_out, keep) == launcher.success);
   selbuf<unsigned char> temp(bytes, 0xCD);
@@ -68,7 +68,7 @@ auto run_device_select(const int* in, std::int64_t n, int* out, std::int64_t* nu
 /// (read flag by flag: not aligned for a lane's row of them).
 template <class Flag = unsigned char>
 void check_device_select(select_kind kind, std::int64_t n, int threshold, std::mt19937_64& g, bool in_place = false,
-                         bool flags_off_boundary = false) {
+                         bool flags_off_boundary = false, decltype(::backend::launcher()) launcher = ::backend::launcher()) {
   std::vector<int> data(std::size_t(n) + 1);
   for (auto& x : data) x = kind == select_kind::unique ? int(g() % 3 == 0 ? g() % 1000 : 0) : int(g() % 1000);
   if (kind == select_kind::unique)  // runs: each item repeats the previous one with probability 2/3
@@ -95,23 +95,23 @@ void check_device_select(select_kind kind, std::int64_t n, int threshold, std::m
   const Flag* f = d_flags.data() + shift;
   switch (kind) {
     case select_kind::if_:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, false, launcher);
       break;
     case select_kind::flagged:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, false, launcher);
       break;
     case select_kind::flagged_if:
       e = run_device_select(d_in.data(), n, out_ptr, d_num.data(),
-                            tilekit::keep_flagged_if<const Flag*, flag_below_3>{f, flag_below_3{}}, false);
+                            tilekit::keep_flagged_if<const Flag*, flag_below_3>{f, flag_below_3{}}, false, launcher);
       break;
     case select_kind::unique:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_unique<equal_to>{equal_to{}}, false);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_unique<equal_to>{equal_to{}}, false, launcher);
       break;
     case select_kind::partition:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, true);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_if<below>{below{threshold}}, true, launcher);
       break;
     case select_kind::partition_flagged:
-      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, true);
+      e = run_device_select(d_in.data(), n, out_ptr, d_num.data(), tilekit::keep_flagged<const Flag*>{f}, true, launcher);
       break;
   }
   const auto out = in_place ? d_in.to_host() : d_out.to_host();

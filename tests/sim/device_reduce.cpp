@@ -33,8 +33,8 @@ BOOST_AUTO_TEST_CASE(input_not_item_aligned_in_the_simulator) {
 
 // Reduce and scan by key's chains through the look-back in drawn block orders
 // (options.shuffle_seed; the simulator's case, as device_scan's look_back_in_any_block_order):
-// int keys in runs of 1-3, int sums, 33-40 chunks, all resident, three orders; reduce by key in the
-// wide shape with tagged states and in the narrow one with epoch states, and the inclusive scan by key.
+// int keys and sums, 33-40 chunks, all resident, three orders; reduce by key in the narrow shape
+// with zeroed states and in the wide one with tagged states, and the inclusive scan by key.
 // A temporary counter, per call: 36-47 polls that found a chunk unpublished and 0-7 windows past the first.
 BOOST_AUTO_TEST_CASE(by_key_chains_in_any_block_order) {
   using namespace tk_test;
@@ -45,60 +45,14 @@ BOOST_AUTO_TEST_CASE(by_key_chains_in_any_block_order) {
                                                      tilekit::plus, tilekit::equal_to, true>;
   using scan_kernel = tilekit::detail::by_key_kernel<tilekit::detail::by_key::inclusive_scan, const int*, const int*, int*, int*, long long*,
                                                      tilekit::plus, tilekit::equal_to>;
+  auto chunks = [&](std::int64_t chunk) { return (33 + std::int64_t(g() % 8)) * chunk - std::int64_t(g() % 50); };
   for (int round = 0; round < 3; ++round) {
     const auto launcher = sim_backend::launcher_shuffled(10, g() | 1u);  // 40 resident
-    for (int what : {0, 1, 2}) {  // reduce, narrow / epoch states; reduce, wide / tagged; inclusive scan
-      const std::int64_t chunk = what == 0 ? narrow_kernel::chunk_items : what == 1 ? wide_kernel::chunk_items : scan_kernel::chunk_items;
-      const std::int64_t n = (33 + std::int64_t(g() % 8)) * chunk - std::int64_t(g() % 50);
-      std::vector<int> keys(static_cast<std::size_t>(n)), values(static_cast<std::size_t>(n));
-      for (std::size_t i = 0; i < keys.size(); ++i) {
-        keys[i] = i > 0 && g() % 2 == 0 ? keys[i - 1] : int(g() % 1000);
-        values[i] = int(g() % 2001) - 1000;
-      }
-      std::vector<int> want_keys, want_values, want_scan(keys.size());
-      for (std::size_t i = 0; i < keys.size(); ++i) {
-        if (i == 0 || keys[i] != keys[i - 1]) {
-          want_keys.push_back(keys[i]);
-          want_values.push_back(values[i]);
-        } else {
-          want_values.back() += values[i];
-        }
-        want_scan[i] = want_values.back();
-      }
-      rbkbuf<int> k_in(keys), v_in(values), k_out(keys.size() + 1, poison<int>()), v_out(keys.size() + 1, poison<int>());
-      rbkbuf<long long> num(1, poison<long long>());
-      const int* kp = k_in.data();
-      const int* vp = v_in.data();
-      auto call = [&](void* temp, std::size_t& bytes) {
-        if (what == 0)
-          return tilekit::detail::reduce_by_key_blocks<false, false>(launcher, temp, bytes, kp, vp, n, k_out.data(), v_out.data(),
-                                                                     num.data(), tilekit::plus{}, tilekit::equal_to{});
-        if (what == 1)
-          return tilekit::detail::reduce_by_key_blocks<true, true>(launcher, temp, bytes, kp, vp, n, k_out.data(), v_out.data(),
-                                                                   num.data(), tilekit::plus{}, tilekit::equal_to{});
-        return tilekit::device_scan_by_key<true>(launcher, temp, bytes, kp, vp, n, v_out.data(), tilekit::plus{}, 0,
-                                                 tilekit::equal_to{});
-      };
-      std::size_t bytes = 0;
-      BOOST_REQUIRE(call(nullptr, bytes) == launcher.success);
-      rbkbuf<unsigned char> temp(bytes, 0xCD);
-      const char* name = what == 0 ? "reduce by key (narrow, epoch states)" : what == 1 ? "reduce by key (wide, tagged states)" : "inclusive scan by key";
-      BOOST_TEST_CONTEXT("sim " << name << " in drawn block orders (seed " << launcher.opt.shuffle_seed << "), n=" << n
-                                << ", TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(call(temp.data(), bytes) == launcher.success);
-        const std::vector<int> got_keys = k_out.to_host(), got_values = v_out.to_host();
-        const std::vector<int>& want = what == 2 ? want_scan : want_values;
-        mismatch_log log;
-        if (what != 2) {
-          BOOST_TEST(num.to_host()[0] == static_cast<long long>(want_keys.size()));
-          for (std::size_t r = 0; r < want_keys.size(); ++r)
-            if (got_keys[r] != want_keys[r]) log.expect(got_keys[r], want_keys[r], "key of run " + std::to_string(r));
-        }
-        for (std::size_t i = 0; i < want.size(); ++i)
-          if (got_values[i] != want[i]) log.expect(got_values[i], want[i], "value " + std::to_string(i));
-        log.expect_true(is_poison(got_values[want.size()]), "wrote past the end");
-        BOOST_TEST(log.count == 0u);
-      }
+    BOOST_TEST_CONTEXT("drawn block orders, seed " << launcher.opt.shuffle_seed) {
+      check_reduce_by_key<int>(chunks(narrow_kernel::chunk_items), 0, tilekit::plus{}, tilekit::equal_to{}, "plus", 0, launcher);
+      check_reduce_by_key<int>(chunks(wide_kernel::chunk_items), 0, tilekit::plus{}, tilekit::equal_to{}, "plus", 2, launcher);
+      check_scan_by_key<int>(chunks(scan_kernel::chunk_items), true, false, tilekit::plus{}, tilekit::equal_to{}, 7, "plus, init 7", -1,
+                             launcher);
     }
   }
 }

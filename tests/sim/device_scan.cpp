@@ -11,20 +11,17 @@ using backend = tk_test::sim_backend;
 // the first (the int scan alone in the fixed order: 34-36 and 2-4). A non-commutative operator and
 // int sums.
 namespace {
-template <bool Inclusive, class T, class Op>
-void check_scan_on(const tilekit::sim::launcher& launcher, const std::vector<T>& data, Op op, T init, const char* what) {
+template <class T, class Op>
+void check_scan_on(const tilekit::sim::launcher& launcher, tk_test::scan_kind kind, const std::vector<T>& data, Op op, T init,
+                   const char* what) {
   using namespace tk_test;
   const std::int64_t n = std::int64_t(data.size());
   sbuf<T> in(data), out(data.size() + 1, poison<T>());
-  std::size_t bytes = 0;
-  BOOST_REQUIRE(tilekit::device_scan<Inclusive>(launcher, nullptr, bytes, in.data(), n, out.data(), op, init, true) == launcher.success);
-  sbuf<unsigned char> temp(bytes, 0xCD);
-  BOOST_TEST_CONTEXT("sim device scan " << what << " in drawn block orders (seed " << launcher.opt.shuffle_seed << "), n=" << n
-                                        << ", TILEKIT_TEST_SEED=" << base_seed()) {
-    BOOST_TEST(tilekit::device_scan<Inclusive>(launcher, temp.data(), bytes, in.data(), n, out.data(), op, init, true) == launcher.success);
+  BOOST_TEST_CONTEXT("sim device scan " << name(kind) << " " << what << " in drawn block orders (seed " << launcher.opt.shuffle_seed
+                                        << "), n=" << n << ", TILEKIT_TEST_SEED=" << base_seed()) {
+    BOOST_TEST(run_device_scan(kind, in.data(), n, out.data(), op, init, false, launcher) == launcher.success);
     const std::vector<T> got = out.to_host();
-    const std::vector<T> want =
-        reference_scan(Inclusive ? scan_kind::inclusive_init : scan_kind::exclusive_init, data.data(), n, op, init);
+    const std::vector<T> want = reference_scan(kind, data.data(), n, op, init);
     mismatch_log log;
     for (std::int64_t i = 0; i < n; ++i)
       if (!(got[std::size_t(i)] == want[std::size_t(i)])) log.expect(got[std::size_t(i)], want[std::size_t(i)], "item " + std::to_string(i));
@@ -42,10 +39,10 @@ BOOST_AUTO_TEST_CASE(look_back_in_any_block_order) {
   for (int round = 0; round < 3; ++round) {
     const auto launcher = sim_backend::launcher_shuffled(10, g() | 1u);  // 40 resident: all 33-40 chunks
     const std::int64_t chunks = 33 + std::int64_t(g() % 8);
-    check_scan_on<true>(launcher, random_vector<mat2>(std::size_t(chunks * mat_chunk - std::int64_t(g() % 7)), g), mat_mul{},
-                        mat2{1, 2, 0, 1}, "inclusive, matrix product");
+    check_scan_on(launcher, scan_kind::inclusive_init, random_vector<mat2>(std::size_t(chunks * mat_chunk - std::int64_t(g() % 7)), g),
+                  mat_mul{}, mat2{1, 2, 0, 1}, "matrix product");
     std::vector<int> ints = random_vector<int>(std::size_t(chunks * int_chunk + std::int64_t(g() % 100)), g);
     for (auto& x : ints) x %= 1000;
-    check_scan_on<false>(launcher, ints, tilekit::plus{}, 7, "exclusive, int sums");
+    check_scan_on(launcher, scan_kind::exclusive_init, ints, tilekit::plus{}, 7, "int sums");
   }
 }

@@ -13,39 +13,12 @@ BOOST_AUTO_TEST_CASE(counts_in_any_block_order) {
   auto g = rng_for(next_salt());
   for (int round = 0; round < 3; ++round) {
     const auto launcher = sim_backend::launcher_shuffled(10, g() | 1u);  // 40 resident
-    for (bool partition : {false, true}) {
-      const std::int64_t chunk = partition ? tilekit::detail::select_kernel<true, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items
-                                           : tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
-      const std::int64_t n = (33 + std::int64_t(g() % 8)) * chunk - std::int64_t(g() % 50);
-      const int threshold = int(g() % 1000);
-      std::vector<int> data(static_cast<std::size_t>(n));
-      for (auto& x : data) x = int(g() % 1000);
-      std::vector<int> kept, rejected;
-      for (int x : data) (x < threshold ? kept : rejected).push_back(x);
-      selbuf<int> in(data), out(std::size_t(n) + 1, poison<int>());
-      selbuf<std::int64_t> num(1, poison<std::int64_t>());
-      const tilekit::keep_if<below> keep{below{threshold}};
-      std::size_t bytes = 0;
-      BOOST_REQUIRE(select_any(partition, launcher, nullptr, bytes, static_cast<const int*>(in.data()), n, out.data(), num.data(), keep) ==
-                    launcher.success);
-      selbuf<unsigned char> temp(bytes, 0xCD);
-      BOOST_TEST_CONTEXT("sim device " << (partition ? "partition" : "select_if") << " in drawn block orders (seed "
-                                        << launcher.opt.shuffle_seed << "), n=" << n << " threshold=" << threshold
-                                        << ", TILEKIT_TEST_SEED=" << base_seed()) {
-        BOOST_TEST(select_any(partition, launcher, temp.data(), bytes, static_cast<const int*>(in.data()), n, out.data(), num.data(), keep) ==
-                   launcher.success);
-        BOOST_TEST(num.to_host()[0] == std::int64_t(kept.size()));
-        const std::vector<int> got = out.to_host();
-        mismatch_log log;
-        for (std::size_t i = 0; i < kept.size(); ++i)
-          if (got[i] != kept[i]) log.expect(got[i], kept[i], "kept item " + std::to_string(i));
-        for (std::size_t j = 0; partition && j < rejected.size(); ++j)  // reversed at the back
-          if (got[std::size_t(n) - 1 - j] != rejected[j]) log.expect(got[std::size_t(n) - 1 - j], rejected[j], "rejected item " + std::to_string(j));
-        if (!partition)
-          for (std::size_t i = kept.size(); i <= std::size_t(n); ++i) log.expect_true(is_poison(got[i]), "written past the kept items at " + std::to_string(i));
-        else
-          log.expect_true(is_poison(got[std::size_t(n)]), "wrote past the end");
-        BOOST_TEST(log.count == 0u);
+    BOOST_TEST_CONTEXT("drawn block orders, seed " << launcher.opt.shuffle_seed) {
+      for (bool partition : {false, true}) {
+        const std::int64_t chunk = partition ? tilekit::detail::select_kernel<true, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items
+                                             : tilekit::detail::select_kernel<false, const int*, int*, std::int64_t*, tilekit::keep_if<below>>::chunk_items;
+        const std::int64_t n = (33 + std::int64_t(g() % 8)) * chunk - std::int64_t(g() % 50);
+        check_device_select(partition ? select_kind::partition : select_kind::if_, n, int(g() % 1000), g, false, false, launcher);
       }
     }
   }
