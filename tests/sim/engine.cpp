@@ -425,4 +425,30 @@ BOOST_AUTO_TEST_CASE(shuffled_rounds_draw_the_block_order) {
   BOOST_TEST(steps_differ, "the rounds ran the blocks in one order");
 }
 
+// options.first_block_late_rounds: block 0 sits out that many rounds in which another block
+// runs, so the others' atomics (one a round) all come before its own; where every other block
+// waits at a barrier only block 0 can open (a grid.sync), it runs at once.
+BOOST_AUTO_TEST_CASE(first_block_late_runs_after_the_others) {
+  constexpr unsigned blocks = 4, steps = 3;
+  unsigned counter = 0;
+  std::vector<unsigned> ticket(blocks * steps);
+  sim::options opt;
+  opt.resident_blocks = blocks;
+  opt.first_block_late_rounds = steps;
+  sim::launch(blocks, 1, [&](auto& ctx) {
+    const unsigned b = ctx.block().group_index().x;
+    for (unsigned s = 0; s < steps; ++s) ticket[s * blocks + b] = sim::backend::atomic_add(&counter, 1u);
+  }, opt);
+  for (unsigned s = 0; s < steps; ++s) BOOST_TEST(ticket[s * blocks] >= (blocks - 1) * steps, "block 0's atomic " << s);
+  unsigned arrived = 0;
+  std::vector<unsigned> seen(blocks, 0);
+  opt.first_block_late_rounds = 1000000;  // more rounds than the launch takes: released by the barrier
+  sim::launch_cooperative(blocks, 1, [&](auto& ctx) {
+    sim::backend::atomic_add(&arrived, 1u);
+    ctx.grid().sync();
+    seen[ctx.block().group_index().x] = sim::backend::load_acquire(&arrived);
+  }, opt);
+  for (unsigned x : seen) BOOST_TEST(x == blocks);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -98,6 +98,10 @@ struct options {
   /// (later_blocks_first is then ignored), so between two of a block's yields any other block
   /// may step, or not: exposes a block that expects the others' steps to land in the order of its own.
   std::uint64_t shuffle_seed = 0;
+  /// Not 0: block 0 sits out the first this many scheduling rounds in which another block
+  /// runs (it is resident, and runs at once where no other block can): exposes a block that
+  /// expects block 0, which the GPU starts first, to be ahead of it.
+  unsigned first_block_late_rounds = 0;
   std::size_t stack_bytes = 256 * 1024;  ///< stack of each simulated thread
 };
 
@@ -413,15 +417,31 @@ class runtime {
         if (opt_.shuffle_seed != 0)
           for (std::size_t k = order.size(); k > 1; --k)  // Fisher-Yates
             std::swap(order[k - 1], order[tilekit::detail::mix64(shuffle += 0x9E3779B97F4A7C15ull) % k]);
-        for (std::size_t k = 0; k < order.size(); ++k) {
-          auto& b = resident_[order[k]];
-          for (auto& t : b->threads) {
+        // Block 0 held back (first_block_late_rounds) runs after the others, and only where none of them ran.
+        const bool hold_first = late_rounds_ < opt_.first_block_late_rounds;
+        block_state* held = nullptr;
+        auto run_block = [&](block_state& b) {
+          for (auto& t : b.threads) {
             if (t.st != sim_thread::state::runnable) continue;
             ran = true;
             resume(t);
             if (failure_) std::rethrow_exception(failure_);
             only_spins = only_spins && t.spinning && t.st == sim_thread::state::runnable;
           }
+        };
+        for (std::size_t k = 0; k < order.size(); ++k) {
+          auto& b = resident_[order[k]];
+          if (hold_first && b->linear == 0) {
+            held = b.get();
+            continue;
+          }
+          run_block(*b);
+        }
+        if (held != nullptr) {
+          if (ran)
+            ++late_rounds_;
+          else
+            run_block(*held);
         }
         const auto before = resident_.size();
         resident_.erase(std::remove_if(resident_.begin(), resident_.end(),
@@ -429,7 +449,7 @@ class runtime {
                         resident_.end());
         if (!ran && resident_.size() == before) throw error(deadlock_report());
         // Every thread that ran only re-read memory nothing wrote: a spin-wait that cannot end.
-        idle_rounds = (ran && only_spins && epoch_ == epoch && resident_.size() == before) ? idle_rounds + 1 : 0;
+        idle_rounds = (ran && only_spins && epoch_ == epoch && resident_.size() == before && held == nullptr) ? idle_rounds + 1 : 0;
         if (idle_rounds > spin_round_limit) throw error(livelock_report());
       }
     } catch (...) {
@@ -452,6 +472,7 @@ class runtime {
 
   /// Rounds in which every running thread only spins before the launch is declared stuck.
   static constexpr unsigned spin_round_limit = 1000;
+  unsigned late_rounds_ = 0;  // rounds block 0 has sat out (options.first_block_late_rounds)
 
   // ---- called from inside a simulated thread ----
 
