@@ -345,7 +345,8 @@ inline unsigned long long first_word_of(const tk_test::hbuf<unsigned char>& temp
 // 1-byte samples: block 0 zeroes the counters in the counting launch and the other blocks wait
 // for it before they add (zero_gate, a word of temporary storage). The simulator runs later
 // blocks first, but block 0 opens the gate in its first slice there: the waiting itself is
-// exercised on the GPU (and by the graph and stream cases there). One storage, poisoned once, for
+// exercised on the GPU (and by the graph and stream cases there), and in the simulator by
+// gate_passed_before_block_0_opens_it (block 0 held back). One storage, poisoned once, for
 // every call: each call must leave the gate closed (word 0 back to 0), and a launch repeating the
 // last one's tag (what a graph's replay does) must count from zero again. Storage smaller than
 // the size query's 16 bytes (the 1 byte it asked for before) or misaligned: the counters are
