@@ -230,17 +230,18 @@ BOOST_AUTO_TEST_CASE(distinct_keys_in_buckets) {
 // The sketch that decides whether the first set is worth filling (with a margin of 25%): within
 // 15% (4.6 standard errors of 2^10 registers) of the distinct keys, from a few to a million,
 // however often each repeats, or within 2.5 keys (few keys: each pair sharing a register counts
-// once; 8 keys read 7.02 with one such pair).
-BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
+// once; 8 keys read 7.02 with one such pair). 8-byte keys (a 64-bit hash) and 4-byte keys with
+// fewer than 2^32 of them (Packed: a 32-bit hash).
+template <class Key, bool Packed>
+void check_distinct_estimate(std::mt19937_64& g) {
   using sketch_t = tilekit::detail::distinct_sketch;
-  auto g = tk_test::rng_for(tk_test::next_salt());
   for (std::size_t distinct : {std::size_t(10), std::size_t(300), std::size_t(5000), std::size_t(200000), std::size_t(1000000)}) {
     std::vector<unsigned> registers(sketch_t::registers, 0u);
-    std::vector<unsigned long long> drawn(2 * distinct);  // each key about twice, in random order
-    const unsigned long long offset = g();
+    std::vector<Key> drawn(2 * distinct);  // each key about twice, in random order
+    const Key offset = Key(g());
     for (auto& key : drawn) {
-      key = offset + g() % distinct;
-      const unsigned long long h = sketch_t::hash<unsigned long long, false>(key);
+      key = Key(offset + Key(g() % distinct));
+      const unsigned long long h = sketch_t::hash<Key, Packed>(key);
       registers[sketch_t::slot(h)] = std::max(registers[sketch_t::slot(h)], sketch_t::rank(h));
     }
     std::sort(drawn.begin(), drawn.end());
@@ -252,10 +253,16 @@ BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
       zeros += v == 0;
     }
     const double got = sketch_t::estimate(terms, zeros);
-    BOOST_TEST_CONTEXT(seen << " distinct keys of " << drawn.size() << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
+    BOOST_TEST_CONTEXT(seen << " distinct keys of " << drawn.size() << (Packed ? " (4-byte)" : " (8-byte)")
+                            << ", TILEKIT_TEST_SEED=" << tk_test::base_seed()) {
       BOOST_TEST(std::abs(got - seen) <= std::max(0.15 * seen, 2.5));
     }
   }
+}
+BOOST_AUTO_TEST_CASE(the_distinct_estimate_is_close) {
+  auto g = tk_test::rng_for(tk_test::next_salt());
+  check_distinct_estimate<unsigned long long, false>(g);
+  check_distinct_estimate<unsigned, true>(g);
 }
 
 BOOST_AUTO_TEST_CASE(unique_count_and_count) {

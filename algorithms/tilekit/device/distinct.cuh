@@ -91,9 +91,14 @@ TILEKIT_HD vector_of<V, 4> streamed_vector(const V* p) {
 // inserts any (distinct_estimate, then size_first_set).
 struct distinct_sketch {
   static constexpr unsigned bits = 10, registers = 1u << bits;
+  // Packed (4-byte keys): a 32-bit hash (mix32: a few 32-bit multiplies, where mix64 takes
+  // 64-bit ones) in the top half, the low half all ones, so that rank() counts at most its 22
+  // bits past the register's. Else mix64. Neither is the set's home hash (mix64(0) is 0).
   template <class T, bool Packed>
   TILEKIT_HD static unsigned long long hash(const T& key) {
-    return mix64(key_set<T, Packed>::stored(key) ^ 0x9E3779B97F4A7C15ull);  // not the set's hash: mix64(0) is 0
+    if constexpr (Packed)
+      return static_cast<unsigned long long>(mix32(unsigned(key_set<T, Packed>::stored(key)) ^ 0x2545F491u)) << 32 | 0xFFFFFFFFull;
+    return mix64(key_set<T, Packed>::stored(key) ^ 0x9E3779B97F4A7C15ull);
   }
   TILEKIT_HD static unsigned slot(unsigned long long h) { return unsigned(h >> (64 - bits)); }
   TILEKIT_HD static unsigned rank(unsigned long long h) { return leading_zeros((h << bits) | (1ull << (bits - 1))) + 1; }
@@ -132,19 +137,30 @@ struct distinct_estimate {
     for (unsigned r = t; r < sketch_t::registers; r += Threads) local[r] = 0;
     block.sync();
     const count_t tile = count_t(Threads) * Items, stride = count_t(ctx.grid().num_blocks()) * tile;
-    for (count_t base = count_t(ctx.grid().block_rank()) * tile; base < n; base += stride) {
-      T key[Items];
+    // The keys of the tile at `base` (past n: base's, not counted).
+    auto load = [&](count_t base, T (&key)[Items]) {
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
         const count_t i = base + count_t(k) * Threads + t;
         key[k] = in[i < n ? i : base];
       }
+    };
+    // The next tile's loads in flight while this one's keys are hashed. (H100, 2^24 int32 keys,
+    // 2^23 sketched: 29.4 us; 26.2 with the 32-bit hash; 25.2 with the loads ahead too.)
+    T key[Items];
+    count_t base = count_t(ctx.grid().block_rank()) * tile;
+    if (base < n) load(base, key);
+    for (; base < n; base += stride) {
+      T next[Items] = {};
+      if (base + stride < n) load(base + stride, next);
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
         const unsigned long long h = sketch_t::hash<T, Packed>(key[k]);
         const unsigned r = sketch_t::slot(h), rank = sketch_t::rank(h);
         if (base + count_t(k) * Threads + t < n && local[r] < rank) be::atomic_max(local + r, rank);  // mostly read only
       }
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) key[k] = next[k];
     }
     block.sync();
     be::wait_for_prior_grid();  // the zeroing of sketch
@@ -474,16 +490,23 @@ struct partition_count : partition_pass<Keys, Packed> {
     const unsigned long long sample_mask = (1ull << sample_shift) - 1;
     count_t segment, rank, first, end;
     this->slice(count_t(ctx.grid().block_rank()), segment, rank, first, end);
-    for (count_t base = first; base < end; base += Threads * Items) {
-      // (No next-tile prefetch_items here, unlike the scatter: at 2^28 keys, 100% distinct, the
-      // second count read 1.60 GB for 1.07 with it and ran 574 us, 442 without; H100,
-      // perf/results/2026-12-05-h100-15-distinct.)
-      T key[Items];
+    // The keys of the tile at `base` (past end: base's, not counted).
+    auto load = [&](count_t base, T (&key)[Items]) {
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k) {
         const count_t i = base + count_t(k) * Threads + t;
         key[k] = streamed(this->keys, i < end ? i : base);
       }
+    };
+    // The next tile's loads in flight, in registers, while this one's keys are counted. (No
+    // next-tile prefetch_items into L2 here, unlike the scatter: at 2^28 keys, 100% distinct,
+    // the second count read 1.60 GB for 1.07 with it and ran 574 us, 442 without; H100,
+    // perf/results/2026-12-05-h100-15-distinct.)
+    T key[Items];
+    if (first < end) load(first, key);
+    for (count_t base = first; base < end; base += Threads * Items) {
+      T next[Items] = {};
+      if (base + Threads * Items < end) load(base + Threads * Items, next);
       TILEKIT_UNROLL
       for (unsigned k = 0; k < Items; ++k)
         if (base + count_t(k) * Threads + t < end) {
@@ -496,6 +519,8 @@ struct partition_count : partition_pass<Keys, Packed> {
             if (fresh) be::atomic_add(sampled + 1, 1u);
           }
         }
+      TILEKIT_UNROLL
+      for (unsigned k = 0; k < Items; ++k) key[k] = next[k];
     }
     block.sync();
     if (t < parts) counts[(segment * parts + t) * this->blocks_per_segment + rank] = count_t(local[t]);
@@ -1176,7 +1201,8 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
   const unsigned long long capacity = set_capacity(items);  // a set for every key
   unsigned long long small = 64;                            // the first set's slots
   while (small * 2 * set_t::words * 8 <= small_set_bytes && small < capacity) small *= 2;
-  const bool by_buckets = small < capacity;  // else the first set is the only one, and cannot fill
+  // else the first set is the only one, and cannot fill
+  const bool by_buckets = small < capacity || capacity * set_t::words * 8 > distinct_tuning::only_set_bytes;
   const unsigned long long set_slots = bucket_set_slots < dedup_t::max_set_slots ? bucket_set_slots : dedup_t::max_set_slots;
   // Buckets of about bucket_items keys, pieces of about half a set's slots (a bucket of more
   // keys than expected, or a piece past its set, is split further in piece_dedup). With
@@ -1274,7 +1300,10 @@ typename Launcher::error_type distinct_with(const Launcher& launcher, void* temp
       // (the sketch's error is about 3%). A set that fills costs its whole insert: on an H100,
       // 2^23 int32 keys with 50% distinct (3.6 M, the sketch's margin was a quarter) took 776 us
       // against 405 for 100% distinct, given up at once (perf/results/2026-12-05-h100-ab).
-      const double give_up_above = 1.05 * double(small / 8 * distinct_tuning::first_set_load_eighths);
+      // Or where more than n / buckets_below_repeats keys are distinct (distinct_tuning).
+      const double takes = 1.05 * double(small / 8 * distinct_tuning::first_set_load_eighths),
+                   few_repeats = distinct_tuning::buckets_below_repeats > 0 ? double(n) / distinct_tuning::buckets_below_repeats : takes,
+                   give_up_above = few_repeats < takes ? few_repeats : takes;
       if (auto e = launcher.zero_then_run(flags, before_set, true, grid_for(sketched_items / estimate_t::Items + 1, estimate_t::MinBlocksPerSM),
                                           estimate_t::Threads, estimate, estimate_t::shared_bytes);
           e != launcher.success)

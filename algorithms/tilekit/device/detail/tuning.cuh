@@ -455,6 +455,30 @@ struct distinct_tuning {
 #else
   static constexpr unsigned long long small_set_bytes = 64ull << 20;
 #endif
+  // The first set is the only one (no sketch, no buckets) where a set for every key (1.5-3 slots a
+  // key) has at most only_set_bytes; past that the sketch decides. H100 (2026-12-07, int32 keys,
+  // perf/results/2026-12-07-39-distinct-paths): at 32 MB, 2^22 keys (a 64 MB set) went through
+  // the sketch: 33% / 50% / 100% distinct 214 / 248 / 288 -> 197 / 207 / 213 us (the buckets), 1%
+  // 120.5 -> 118.6, but 10% 145 -> 188 (a sketched set pays a claim count, one atomic add to one
+  // word, a warp trip; adding a warp's claims every few trips instead, 161 us there, took the
+  // packed insert to 80 registers and a spill, and 2^28 keys with 1% distinct 5.34 -> 5.54 ms).
+  // So the same as small_set_bytes for now. -DTILEKIT_DISTINCT_ONLY_SET_BYTES overrides.
+#if defined(TILEKIT_DISTINCT_ONLY_SET_BYTES)
+  static constexpr unsigned long long only_set_bytes = TILEKIT_DISTINCT_ONLY_SET_BYTES;
+#else
+  static constexpr unsigned long long only_set_bytes = small_set_bytes;
+#endif
+  // The sketch gives the first set up also where more than n / buckets_below_repeats of the n
+  // keys are distinct (few repeats a key: the buckets cost less than the set's claims), though
+  // the set would take them (0: never). H100 (2026-12-07, as above), 2^23 int32 keys, 10% / 25% /
+  // 33% distinct: 357 / 501 / 551 -> 351 / 324 / 331 us, 1% 179 -> 173 (the sketch's hash);
+  // 2^22 through the sketch (only_set_bytes 32 MB), 25%: 192 us, against 258-291 with 3 for 5.
+  // -DTILEKIT_DISTINCT_BUCKETS_BELOW_REPEATS overrides.
+#if defined(TILEKIT_DISTINCT_BUCKETS_BELOW_REPEATS)
+  static constexpr unsigned buckets_below_repeats = TILEKIT_DISTINCT_BUCKETS_BELOW_REPEATS;
+#else
+  static constexpr unsigned buckets_below_repeats = 5;
+#endif
   // -DTILEKIT_DISTINCT_FIRST_SET_LOAD_EIGHTHS overrides (for measuring). H100 (2026-12-05), 2^28
   // int32 keys, 1% distinct: a 32 MB set filled to 6/8 5.70 ms against 5.39 for 64 MB at 3/8.
 #if defined(TILEKIT_DISTINCT_FIRST_SET_LOAD_EIGHTHS)
