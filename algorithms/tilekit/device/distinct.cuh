@@ -39,10 +39,11 @@ namespace tilekit {
 // index already beaten is not sent); where it has 1.5 slots a key, it is the only one (and
 // where every key claimed a slot of it, nothing is marked: all_distinct). Otherwise a
 // HyperLogLog sketch of the first keys (distinct_estimate) sizes it to 8x their distinct keys,
-// or gives it up at once where they alone are too many; once its keys fill 3/8 of it, it is
-// given up too. Then the keys are partitioned by
-// hash into buckets and pieces (two passes), each piece deduplicated by a block in its shared
-// memory (piece_dedup): no key takes a global atomic there; where a sample of the first pass
+// or gives it up at once where they alone are too many (or more than n / 5 are distinct:
+// distinct_tuning::buckets_below_repeats); once its keys fill 3/8 of it, it is given up too.
+// Then the keys are partitioned by hash into buckets and pieces (two passes), each piece
+// deduplicated by a block in its shared memory (piece_dedup): no key takes a global atomic
+// there; where a sample of the first pass
 // finds more than half the keys distinct, the bitmap marks the other indices instead, as
 // the pieces' sets meet them (marks_later). Keys: integers of 4 or 8 bytes,
 // compared bitwise. Temporary storage: n / 8 bytes (the bitmap) plus the first set (1.5-3 n
