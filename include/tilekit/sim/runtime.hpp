@@ -417,7 +417,8 @@ class runtime {
         if (opt_.shuffle_seed != 0)
           for (std::size_t k = order.size(); k > 1; --k)  // Fisher-Yates
             std::swap(order[k - 1], order[tilekit::detail::mix64(shuffle += 0x9E3779B97F4A7C15ull) % k]);
-        // Block 0 held back (first_block_late_rounds) runs after the others, and only where none of them ran.
+        // Block 0 held back (first_block_late_rounds) runs after the others, and only where none of them ran;
+        // held: it sat this round out.
         const bool hold_first = late_rounds_ < opt_.first_block_late_rounds;
         block_state* held = nullptr;
         auto run_block = [&](block_state& b) {
@@ -438,10 +439,12 @@ class runtime {
           run_block(*b);
         }
         if (held != nullptr) {
-          if (ran)
+          if (ran) {
             ++late_rounds_;
-          else
+          } else {  // alone: an ordinary round (its spins count towards a livelock)
             run_block(*held);
+            held = nullptr;
+          }
         }
         const auto before = resident_.size();
         resident_.erase(std::remove_if(resident_.begin(), resident_.end(),
