@@ -32,6 +32,19 @@ std::string failure_of(sim::dim3 grid, sim::dim3 block, Body body, std::size_t s
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// A launch of `blocks` one-thread blocks, each taking `steps` tickets (one a scheduling round)
+// from one atomic counter; ticket[s x blocks + b] is block b's s-th.
+std::vector<unsigned> atomic_tickets(unsigned blocks, unsigned steps, const sim::options& opt) {
+  unsigned counter = 0;
+  std::vector<unsigned> ticket(blocks * steps);
+  sim::launch(blocks, 1, [&](auto& ctx) {
+    const unsigned b = ctx.block().group_index().x;
+    for (unsigned s = 0; s < steps; ++s) ticket[s * blocks + b] = sim::backend::atomic_add(&counter, 1u);
+  }, opt);
+  BOOST_TEST(counter == blocks * steps);
+  return ticket;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(lane_semantics)
@@ -396,18 +409,11 @@ BOOST_AUTO_TEST_CASE(atomics_interleave_deterministically) {
 BOOST_AUTO_TEST_CASE(shuffled_rounds_draw_the_block_order) {
   constexpr unsigned blocks = 8, steps = 3;
   auto orders = [&](std::uint64_t seed, bool later_first) {
-    unsigned counter = 0;
-    std::vector<unsigned> ticket(blocks * steps);
     sim::options opt;
     opt.resident_blocks = blocks;
     opt.later_blocks_first = later_first;
     opt.shuffle_seed = seed;
-    sim::launch(blocks, 1, [&](auto& ctx) {
-      const unsigned b = ctx.block().group_index().x;
-      for (unsigned s = 0; s < steps; ++s) ticket[s * blocks + b] = sim::backend::atomic_add(&counter, 1u);
-    }, opt);
-    BOOST_TEST(counter == blocks * steps);
-    return ticket;
+    return atomic_tickets(blocks, steps, opt);
   };
   const std::vector<unsigned> fixed = orders(0, false), backward = orders(0, true);
   for (unsigned s = 0; s < steps; ++s)
@@ -436,15 +442,10 @@ BOOST_AUTO_TEST_CASE(shuffled_rounds_draw_the_block_order) {
 // waits at a barrier only block 0 can open (a grid.sync), it runs at once.
 BOOST_AUTO_TEST_CASE(first_block_late_runs_after_the_others) {
   constexpr unsigned blocks = 4, steps = 3;
-  unsigned counter = 0;
-  std::vector<unsigned> ticket(blocks * steps);
   sim::options opt;
   opt.resident_blocks = blocks;
   opt.first_block_late_rounds = steps;
-  sim::launch(blocks, 1, [&](auto& ctx) {
-    const unsigned b = ctx.block().group_index().x;
-    for (unsigned s = 0; s < steps; ++s) ticket[s * blocks + b] = sim::backend::atomic_add(&counter, 1u);
-  }, opt);
+  const std::vector<unsigned> ticket = atomic_tickets(blocks, steps, opt);
   for (unsigned s = 0; s < steps; ++s) BOOST_TEST(ticket[s * blocks] >= (blocks - 1) * steps, "block 0's atomic " << s);
   unsigned arrived = 0;
   std::vector<unsigned> seen(blocks, 0);
